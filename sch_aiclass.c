@@ -1,0 +1,1641 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * sch_aiclass.c	AI training / inference classifying scheduler
+ *
+ * Description
+ * -----------
+ *
+ * aiclass is a classful qdisc for hosts and gateways whose link carries both
+ * AI training traffic (collectives: a few long, heavy flows that must share
+ * the link by weight and move at the same pace) and AI inference traffic
+ * (short, bursty RPCs that need low and stable latency while training keeps
+ * the link full).  It tells the two apart without help from applications.
+ *
+ * Classes have fixed ids: latency bands 1:1 .. 1:8 (lat_bands of them, 1:1
+ * first) and training classes 1:11 .. 1:20 (train_classes of them).  Inside
+ * every class packets wait in per-flow queues, so one RPC cannot block
+ * another and one flow of a collective cannot run ahead of its siblings.
+ *
+ * Classification, first match wins:
+ *  1. skb->priority naming one of our live classes;
+ *  2. tc filters attached to the qdisc;
+ *  3. priomap entry for skb->priority & 15, unless it says auto;
+ *  4. RoCEv2 (UDP destination port roce_port): congestion notifications and
+ *     acknowledgements to 1:1, data to the default training class;
+ *  5. auto: a flow's current burst starts in 1:1 and is demoted band by
+ *     band as its byte count crosses the thresholds, then to the default
+ *     training class past the elephant threshold (multi-level feedback, as
+ *     in PIAS).  A flow that stays empty and silent for idle starts a new
+ *     burst.
+ *
+ * Algorithm
+ * ---------
+ *
+ * Latency bands are strict priority, found through a bitmap of backlogged
+ * bands.  Training classes are served by deficit round robin over a list of
+ * backlogged classes, with quantum = weight * quantum.  Inside a class the
+ * backlogged flows are served by DRR with a one-quantum share each.
+ *
+ * A credit counter keeps training from starving: while training is
+ * backlogged, every latency byte adds train_share and every training byte
+ * takes away (100 - train_share).  Once the credit reaches
+ * train_share * burst the latency side yields to training; so latency may run
+ * ahead by burst bytes and training keeps train_share percent of the bytes.
+ * When training is idle the credit is cleared and latency takes the link.
+ *
+ * A queued flow sits in exactly one class; when a later packet of it is
+ * classified elsewhere (a demotion, say) the whole flow queue moves, so a
+ * flow is never reordered.
+ *
+ * Limits: limit packets and memory_limit bytes of truesize in all; on
+ * overflow half of the fattest training flow is dropped (at most 64
+ * packets), and latency traffic is dropped only beyond lat_limit packets per
+ * band or when there is no training traffic left to drop.  Training packets
+ * that waited longer than ce_threshold are marked CE.  An optional shaper
+ * (rate) paces dequeue with a virtual clock and the qdisc watchdog.
+ */
+
+#include <linux/module.h>
+#include <linux/types.h>
+#include <linux/kernel.h>
+#include <linux/slab.h>
+#include <linux/mm.h>
+#include <linux/skbuff.h>
+#include <linux/ip.h>
+#include <linux/ipv6.h>
+#include <linux/udp.h>
+#include <linux/log2.h>
+#include <net/netlink.h>
+#include <net/pkt_sched.h>
+#include <net/pkt_cls.h>
+#include <net/sch_generic.h>
+#include <net/inet_ecn.h>
+#include <net/ip.h>
+#include <net/ipv6.h>
+
+#include "sch_aiclass.h"
+#include "aiclass_compat.h"
+
+#define AICLASS_DROP_BATCH	64	/* packets dropped per overflow, at most */
+#define AICLASS_LEVEL_TRAIN	0xff	/* auto level: past the elephant */
+#define AICLASS_ROCE_CNP	0x81	/* BTH opcode: congestion notification */
+#define AICLASS_ROCE_RC_ACK	0x11	/* BTH opcode: RC acknowledge */
+#define AICLASS_ROCE_RC_AACK	0x12	/* BTH opcode: RC atomic acknowledge */
+#define AICLASS_SHAPER_SLACK	NSEC_PER_MSEC	/* shaper burst, at least */
+
+/* Class index: 0 .. 7 latency bands, 8 .. 17 training classes. */
+#define AICLASS_TRAIN_BASE	AICLASS_MAX_LAT_BANDS
+
+enum aiclass_route {
+	AICLASS_ROUTE_PRIORITY,
+	AICLASS_ROUTE_FILTER,
+	AICLASS_ROUTE_PRIOMAP,
+	AICLASS_ROUTE_ROCE,
+	AICLASS_ROUTE_AUTO,
+	AICLASS_ROUTE_MAX
+};
+
+struct aiclass_flow {
+	struct sk_buff	  *head;
+	struct sk_buff	  *tail;
+	struct list_head  flowchain;	/* in aiclass_class.flows */
+	u64		  tstamp;	/* last arrival or emptying, ns */
+	u32		  qlen;
+	u32		  backlog;	/* bytes */
+	u32		  mem;		/* bytes of truesize */
+	s32		  deficit;
+	u32		  burst;	/* bytes in the current burst */
+	u8		  cls;		/* class index while qlen > 0 */
+	u8		  level;	/* auto: band, or AICLASS_LEVEL_TRAIN */
+};
+
+struct aiclass_class {
+	struct list_head flows;		/* backlogged flows, round robin */
+	struct list_head alist;		/* training: in train_active */
+	u32		 qlen;
+	u32		 backlog;
+	u32		 active_flows;
+	u32		 quantum;	/* training: weight * quantum */
+	s32		 deficit;
+	u32		 sojourn_max;	/* ns */
+	u64		 sojourn_avg;	/* ns, EWMA 1/8 */
+	u64		 ce_marks;
+	struct gnet_stats_basic_sync bstats;
+	struct gnet_stats_queue qstats;
+};
+
+/* Everything a netlink request can set; staged whole, committed whole. */
+struct aiclass_config {
+	u32 lat_bands;
+	u32 train_classes;
+	u32 weights[AICLASS_MAX_TRAIN_CLASSES];
+	u32 thresholds[AICLASS_MAX_LAT_BANDS - 1];
+	u32 burst;
+	u32 train_share;
+	u32 elephant;
+	u32 idle;		/* us */
+	u32 flows;
+	u32 limit;
+	u32 memory_limit;
+	u32 ce_threshold;	/* us */
+	u32 lat_limit;
+	u32 quantum;
+	u64 rate;		/* bytes/s */
+	u16 roce_port;
+	u8  default_class;	/* minor */
+	u8  priomap[AICLASS_PRIOMAP_LEN];
+};
+
+struct aiclass_stats {
+	u64 route[AICLASS_ROUTE_MAX];
+	u64 demotions;
+	u64 idle_resets;
+	u64 guard_yields;
+	u64 ce_marks;
+	u64 drop_overlimit;
+	u64 drop_memory;
+	u64 drop_filter;
+	u64 drop_band;
+	u64 stolen;
+	u64 throttled;
+	u64 flows_moved;
+};
+
+struct aiclass_sched_data {
+	struct tcf_proto __rcu *filter_list;
+	struct tcf_block *block;
+	struct aiclass_flow *flows;
+	u32		 flows_mask;
+	u32		 lat_bitmap;	/* backlogged latency bands */
+	struct list_head train_active;	/* backlogged training classes */
+	u32		 train_qlen;
+	u32		 train_mem;	/* truesize queued in training */
+	u32		 memory_used;
+	u32		 active_flows;
+	s64		 guard;		/* latency credit, see Algorithm */
+	u64		 t_next;	/* shaper: earliest next dequeue, ns */
+	u64		 idle_ns;
+	u64		 ce_threshold_ns;
+	u64		 shaper_slack_ns;
+	struct aiclass_config cfg;
+	struct aiclass_stats stats;
+	struct qdisc_watchdog watchdog;
+	struct aiclass_class classes[AICLASS_MAX_CLASSES];
+};
+
+struct aiclass_skb_cb {
+	u64 enqueue_time;
+	u32 mem;
+};
+
+static struct aiclass_skb_cb *aiclass_cb(const struct sk_buff *skb)
+{
+	qdisc_cb_private_validate(skb, sizeof(struct aiclass_skb_cb));
+	return (struct aiclass_skb_cb *)qdisc_skb_cb(skb)->data;
+}
+
+static struct netlink_range_validation aiclass_burst_range = {
+	.min = AICLASS_MIN_BURST, .max = AICLASS_MAX_BURST,
+};
+
+static struct netlink_range_validation aiclass_elephant_range = {
+	.min = AICLASS_MIN_ELEPHANT, .max = AICLASS_MAX_ELEPHANT,
+};
+
+static struct netlink_range_validation aiclass_idle_range = {
+	.min = AICLASS_MIN_IDLE, .max = AICLASS_MAX_IDLE,
+};
+
+static struct netlink_range_validation aiclass_flows_range = {
+	.min = AICLASS_MIN_FLOWS, .max = AICLASS_MAX_FLOWS,
+};
+
+static struct netlink_range_validation aiclass_limit_range = {
+	.min = AICLASS_MIN_LIMIT, .max = AICLASS_MAX_LIMIT,
+};
+
+static struct netlink_range_validation aiclass_memory_range = {
+	.min = AICLASS_MIN_MEMORY_LIMIT, .max = AICLASS_MAX_MEMORY_LIMIT,
+};
+
+static struct netlink_range_validation aiclass_ce_range = {
+	.min = 0, .max = AICLASS_MAX_CE_THRESHOLD,
+};
+
+static struct netlink_range_validation aiclass_lat_limit_range = {
+	.min = 1, .max = AICLASS_MAX_LIMIT,
+};
+
+static struct netlink_range_validation aiclass_quantum_range = {
+	.min = AICLASS_MIN_QUANTUM, .max = AICLASS_MAX_QUANTUM,
+};
+
+static const struct nla_policy aiclass_policy[TCA_AICLASS_MAX + 1] = {
+	[TCA_AICLASS_LAT_BANDS]	    = NLA_POLICY_RANGE(NLA_U8, 1,
+						       AICLASS_MAX_LAT_BANDS),
+	[TCA_AICLASS_TRAIN_CLASSES] = NLA_POLICY_RANGE(NLA_U8, 1,
+						       AICLASS_MAX_TRAIN_CLASSES),
+	[TCA_AICLASS_WEIGHTS]	    = { .type = NLA_NESTED },
+	[TCA_AICLASS_WEIGHT]	    = { .type = NLA_REJECT },
+	[TCA_AICLASS_BURST]	    = NLA_POLICY_FULL_RANGE(NLA_U32,
+							    &aiclass_burst_range),
+	[TCA_AICLASS_TRAIN_SHARE]   = NLA_POLICY_MAX(NLA_U8,
+						     AICLASS_MAX_TRAIN_SHARE),
+	[TCA_AICLASS_THRESHOLDS]    = { .type = NLA_NESTED },
+	[TCA_AICLASS_THRESHOLD]	    = { .type = NLA_REJECT },
+	[TCA_AICLASS_ELEPHANT]	    = NLA_POLICY_FULL_RANGE(NLA_U32,
+							    &aiclass_elephant_range),
+	[TCA_AICLASS_IDLE]	    = NLA_POLICY_FULL_RANGE(NLA_U32,
+							    &aiclass_idle_range),
+	[TCA_AICLASS_FLOWS]	    = NLA_POLICY_FULL_RANGE(NLA_U32,
+							    &aiclass_flows_range),
+	[TCA_AICLASS_LIMIT]	    = NLA_POLICY_FULL_RANGE(NLA_U32,
+							    &aiclass_limit_range),
+	[TCA_AICLASS_MEMORY_LIMIT]  = NLA_POLICY_FULL_RANGE(NLA_U32,
+							    &aiclass_memory_range),
+	[TCA_AICLASS_CE_THRESHOLD]  = NLA_POLICY_FULL_RANGE(NLA_U32,
+							    &aiclass_ce_range),
+	[TCA_AICLASS_RATE]	    = { .type = NLA_U64 },
+	[TCA_AICLASS_ROCE_PORT]	    = { .type = NLA_U16 },
+	[TCA_AICLASS_PRIOMAP]	    = NLA_POLICY_EXACT_LEN(AICLASS_PRIOMAP_LEN),
+	[TCA_AICLASS_DEFAULT_CLASS] = NLA_POLICY_RANGE(NLA_U8,
+						       AICLASS_TRAIN_MINOR_MIN,
+						       AICLASS_TRAIN_MINOR_MAX),
+	[TCA_AICLASS_LAT_LIMIT]	    = NLA_POLICY_FULL_RANGE(NLA_U32,
+							    &aiclass_lat_limit_range),
+	[TCA_AICLASS_QUANTUM]	    = NLA_POLICY_FULL_RANGE(NLA_U32,
+							    &aiclass_quantum_range),
+	[TCA_AICLASS_PAD]	    = { .type = NLA_REJECT },
+};
+
+static const struct nla_policy aiclass_weight_policy[TCA_AICLASS_MAX + 1] = {
+	[TCA_AICLASS_WEIGHT] = NLA_POLICY_RANGE(NLA_U32, AICLASS_MIN_WEIGHT,
+						AICLASS_MAX_WEIGHT),
+};
+
+static struct netlink_range_validation aiclass_threshold_range = {
+	.min = AICLASS_MIN_THRESHOLD, .max = AICLASS_MAX_ELEPHANT,
+};
+
+static const struct nla_policy aiclass_threshold_policy[TCA_AICLASS_MAX + 1] = {
+	[TCA_AICLASS_THRESHOLD] = NLA_POLICY_FULL_RANGE(NLA_U32,
+						&aiclass_threshold_range),
+};
+
+static const struct nla_policy aiclass_class_policy[TCA_AICLASS_CLASS_MAX + 1] = {
+	[TCA_AICLASS_CLASS_WEIGHT] = NLA_POLICY_RANGE(NLA_U32,
+						      AICLASS_MIN_WEIGHT,
+						      AICLASS_MAX_WEIGHT),
+	[TCA_AICLASS_CLASS_KIND]   = { .type = NLA_REJECT },
+};
+
+/* Class ids and indexes */
+
+static bool aiclass_is_training(unsigned int idx)
+{
+	return idx >= AICLASS_TRAIN_BASE;
+}
+
+static unsigned int aiclass_minor_to_idx(const struct aiclass_config *cfg,
+					 u32 minor)
+{
+	if (minor >= AICLASS_LAT_MINOR_MIN &&
+	    minor < AICLASS_LAT_MINOR_MIN + cfg->lat_bands)
+		return minor - AICLASS_LAT_MINOR_MIN;
+	if (minor >= AICLASS_TRAIN_MINOR_MIN &&
+	    minor < AICLASS_TRAIN_MINOR_MIN + cfg->train_classes)
+		return AICLASS_TRAIN_BASE + minor - AICLASS_TRAIN_MINOR_MIN;
+	return AICLASS_MAX_CLASSES;
+}
+
+static u32 aiclass_idx_to_minor(unsigned int idx)
+{
+	if (aiclass_is_training(idx))
+		return AICLASS_TRAIN_MINOR_MIN + idx - AICLASS_TRAIN_BASE;
+	return AICLASS_LAT_MINOR_MIN + idx;
+}
+
+static unsigned int aiclass_default_idx(const struct aiclass_config *cfg)
+{
+	return AICLASS_TRAIN_BASE + cfg->default_class - AICLASS_TRAIN_MINOR_MIN;
+}
+
+/* Flow queues */
+
+static void aiclass_class_activate(struct aiclass_sched_data *q,
+				   unsigned int idx)
+{
+	struct aiclass_class *cl = &q->classes[idx];
+
+	if (aiclass_is_training(idx)) {
+		cl->deficit = cl->quantum;
+		list_add_tail(&cl->alist, &q->train_active);
+	} else {
+		q->lat_bitmap |= BIT(idx);
+	}
+}
+
+static void aiclass_class_deactivate(struct aiclass_sched_data *q,
+				     unsigned int idx)
+{
+	struct aiclass_class *cl = &q->classes[idx];
+
+	if (aiclass_is_training(idx))
+		list_del_init(&cl->alist);
+	else
+		q->lat_bitmap &= ~BIT(idx);
+}
+
+/* Attach an empty flow's new backlog to class idx. */
+static void aiclass_flow_link(struct aiclass_sched_data *q,
+			      struct aiclass_flow *f, unsigned int idx)
+{
+	struct aiclass_class *cl = &q->classes[idx];
+
+	f->cls = idx;
+	f->deficit = q->cfg.quantum;
+	if (!cl->qlen)
+		aiclass_class_activate(q, idx);
+	list_add_tail(&f->flowchain, &cl->flows);
+	cl->active_flows++;
+	q->active_flows++;
+}
+
+static void aiclass_flow_unlink(struct aiclass_sched_data *q,
+				struct aiclass_flow *f)
+{
+	struct aiclass_class *cl = &q->classes[f->cls];
+
+	list_del_init(&f->flowchain);
+	cl->active_flows--;
+	q->active_flows--;
+	if (!cl->qlen)
+		aiclass_class_deactivate(q, f->cls);
+}
+
+static void aiclass_class_account(struct aiclass_sched_data *q,
+				  unsigned int idx, int pkts, int bytes,
+				  int mem)
+{
+	q->classes[idx].qlen += pkts;
+	q->classes[idx].backlog += bytes;
+	if (aiclass_is_training(idx)) {
+		q->train_qlen += pkts;
+		q->train_mem += mem;
+	}
+}
+
+/* Move a backlogged flow, all its packets in order, to class idx. */
+static void aiclass_flow_move(struct aiclass_sched_data *q,
+			      struct aiclass_flow *f, unsigned int idx)
+{
+	aiclass_class_account(q, f->cls, -f->qlen, -f->backlog, -f->mem);
+	aiclass_flow_unlink(q, f);
+	aiclass_class_account(q, idx, f->qlen, f->backlog, f->mem);
+	aiclass_flow_link(q, f, idx);
+	q->stats.flows_moved++;
+}
+
+static void aiclass_flow_add(struct aiclass_sched_data *q,
+			     struct aiclass_flow *f, unsigned int idx,
+			     struct sk_buff *skb)
+{
+	if (!f->qlen)
+		aiclass_flow_link(q, f, idx);
+	else if (f->cls != idx)
+		aiclass_flow_move(q, f, idx);
+
+	if (!f->head)
+		f->head = skb;
+	else
+		f->tail->next = skb;
+	f->tail = skb;
+	skb->next = NULL;
+	f->qlen++;
+	f->backlog += qdisc_pkt_len(skb);
+	f->mem += aiclass_cb(skb)->mem;
+	aiclass_class_account(q, idx, 1, qdisc_pkt_len(skb),
+			      aiclass_cb(skb)->mem);
+}
+
+/* Take the head packet off a flow; the caller fixes the qdisc counters. */
+static struct sk_buff *aiclass_flow_pop(struct aiclass_sched_data *q,
+					struct aiclass_flow *f)
+{
+	struct sk_buff *skb = f->head;
+	unsigned int len = qdisc_pkt_len(skb);
+	unsigned int mem = aiclass_cb(skb)->mem;
+
+	f->head = skb->next;
+	skb_mark_not_on_list(skb);
+	f->qlen--;
+	f->backlog -= len;
+	f->mem -= mem;
+	aiclass_class_account(q, f->cls, -1, -len, -mem);
+	if (!f->qlen) {
+		f->tail = NULL;
+		aiclass_flow_unlink(q, f);
+	}
+	return skb;
+}
+
+static void aiclass_qdisc_account(struct Qdisc *sch, struct sk_buff *skb,
+				  int dir)
+{
+	struct aiclass_sched_data *q = qdisc_priv(sch);
+
+	sch->q.qlen += dir;
+	sch->qstats.backlog += dir * (int)qdisc_pkt_len(skb);
+	q->memory_used += dir * (int)aiclass_cb(skb)->mem;
+}
+
+/* Drop the head packet of flow f, counted against the drop reason. */
+static void aiclass_drop_head(struct Qdisc *sch, struct aiclass_flow *f,
+			      u64 *reason, struct sk_buff **to_free)
+{
+	struct aiclass_sched_data *q = qdisc_priv(sch);
+	struct aiclass_class *cl = &q->classes[f->cls];
+	struct sk_buff *skb = aiclass_flow_pop(q, f);
+
+	aiclass_qdisc_account(sch, skb, -1);
+	cl->qstats.drops++;
+	(*reason)++;
+	qdisc_qstats_drop(sch);
+	if (to_free)
+		__qdisc_drop(skb, to_free);
+	else
+		rtnl_kfree_skbs(skb, skb);
+}
+
+/* The training flow with the largest backlog; linear in backlogged training
+ * flows, amortised by dropping a batch each time (as fq_codel does).
+ */
+static struct aiclass_flow *aiclass_fattest_training(struct aiclass_sched_data *q)
+{
+	struct aiclass_flow *f, *fat = NULL;
+	struct aiclass_class *cl;
+
+	list_for_each_entry(cl, &q->train_active, alist)
+		list_for_each_entry(f, &cl->flows, flowchain)
+			if (!fat || f->backlog > fat->backlog)
+				fat = f;
+	return fat;
+}
+
+static bool aiclass_over_limits(struct Qdisc *sch)
+{
+	struct aiclass_sched_data *q = qdisc_priv(sch);
+
+	return sch->q.qlen > q->cfg.limit ||
+	       q->memory_used > q->cfg.memory_limit;
+}
+
+/* Drop half the fattest training flow (at most AICLASS_DROP_BATCH packets),
+ * then more while still over a limit.  Returns the first victim flow.
+ */
+static struct aiclass_flow *aiclass_drop_training(struct Qdisc *sch,
+						  struct sk_buff **to_free)
+{
+	struct aiclass_sched_data *q = qdisc_priv(sch);
+	struct aiclass_flow *f, *first = NULL;
+	unsigned int dropped, target, n;
+	u64 *reason;
+
+	while (aiclass_over_limits(sch) && q->train_qlen) {
+		f = aiclass_fattest_training(q);
+		if (!first)
+			first = f;
+		target = f->backlog / 2;
+		dropped = 0;
+		n = 0;
+		do {
+			reason = q->memory_used > q->cfg.memory_limit ?
+				 &q->stats.drop_memory :
+				 &q->stats.drop_overlimit;
+			dropped += qdisc_pkt_len(f->head);
+			aiclass_drop_head(sch, f, reason, to_free);
+		} while (f->qlen && dropped < target &&
+			 ++n < AICLASS_DROP_BATCH);
+	}
+	return first;
+}
+
+/* Classification */
+
+static bool aiclass_roce_is_control(struct sk_buff *skb, int *cls_idx,
+				    const struct aiclass_config *cfg)
+{
+	unsigned int thoff = skb_network_offset(skb);
+	struct udphdr _uh, *uh;
+	u8 _op, *op;
+	u8 proto;
+
+	switch (skb_protocol(skb, true)) {
+	case htons(ETH_P_IP): {
+		struct iphdr _iph, *iph;
+
+		iph = skb_header_pointer(skb, thoff, sizeof(_iph), &_iph);
+		if (!iph || iph->ihl < 5 || ip_is_fragment(iph))
+			return false;
+		proto = iph->protocol;
+		thoff += iph->ihl * 4;
+		break;
+	}
+	case htons(ETH_P_IPV6): {
+		struct ipv6hdr _ip6h, *ip6h;
+
+		ip6h = skb_header_pointer(skb, thoff, sizeof(_ip6h), &_ip6h);
+		if (!ip6h)
+			return false;
+		proto = ip6h->nexthdr;
+		thoff += sizeof(*ip6h);
+		break;
+	}
+	default:
+		return false;
+	}
+	if (proto != IPPROTO_UDP)
+		return false;
+	uh = skb_header_pointer(skb, thoff, sizeof(_uh), &_uh);
+	if (!uh || uh->dest != htons(cfg->roce_port))
+		return false;
+
+	/* The first byte of the base transport header is the opcode. */
+	op = skb_header_pointer(skb, thoff + sizeof(_uh), sizeof(_op), &_op);
+	if (op && (*op == AICLASS_ROCE_CNP || *op == AICLASS_ROCE_RC_ACK ||
+		   *op == AICLASS_ROCE_RC_AACK))
+		*cls_idx = 0;
+	else
+		*cls_idx = aiclass_default_idx(cfg);
+	return true;
+}
+
+/* Auto: account the packet to its flow's burst and return its class. */
+static unsigned int aiclass_auto_class(struct aiclass_sched_data *q,
+				       struct aiclass_flow *f)
+{
+	const struct aiclass_config *cfg = &q->cfg;
+	unsigned int last = cfg->lat_bands - 1;
+
+	if (f->level != AICLASS_LEVEL_TRAIN && f->level > last)
+		f->level = last;	/* lat_bands shrank */
+	while (f->level < last && f->burst > cfg->thresholds[f->level]) {
+		f->level++;
+		q->stats.demotions++;
+	}
+	if (f->level == last && f->burst > cfg->elephant) {
+		f->level = AICLASS_LEVEL_TRAIN;
+		q->stats.demotions++;
+	}
+	if (f->level == AICLASS_LEVEL_TRAIN)
+		return aiclass_default_idx(cfg);
+	return f->level;
+}
+
+/* Returns a class index, or AICLASS_MAX_CLASSES with *qerr set to drop. */
+static unsigned int aiclass_classify(struct sk_buff *skb, struct Qdisc *sch,
+				     struct aiclass_flow *f, int *qerr)
+{
+	struct aiclass_sched_data *q = qdisc_priv(sch);
+	const struct aiclass_config *cfg = &q->cfg;
+	u32 prio = skb->priority;
+	struct tcf_result res;
+	struct tcf_proto *fl;
+	unsigned int idx;
+	int cls_idx;
+	int result;
+	u8 minor;
+
+	if (TC_H_MAJ(prio) == sch->handle) {
+		idx = aiclass_minor_to_idx(cfg, TC_H_MIN(prio));
+		if (idx < AICLASS_MAX_CLASSES) {
+			q->stats.route[AICLASS_ROUTE_PRIORITY]++;
+			return idx;
+		}
+	}
+
+	fl = rcu_dereference_bh(q->filter_list);
+	if (fl) {
+		*qerr = NET_XMIT_SUCCESS | __NET_XMIT_BYPASS;
+		result = aiclass_tcf_classify(skb, fl, &res);
+		switch (result) {
+		case TC_ACT_STOLEN:
+		case TC_ACT_QUEUED:
+		case TC_ACT_TRAP:
+			*qerr = NET_XMIT_SUCCESS | __NET_XMIT_STOLEN;
+			q->stats.stolen++;
+			return AICLASS_MAX_CLASSES;
+		case TC_ACT_SHOT:
+			q->stats.drop_filter++;
+			return AICLASS_MAX_CLASSES;
+		}
+		if (result >= 0) {
+			idx = AICLASS_MAX_CLASSES;
+			if (TC_H_MAJ(res.classid) == 0 ||
+			    TC_H_MAJ(res.classid) == sch->handle)
+				idx = aiclass_minor_to_idx(cfg,
+							   TC_H_MIN(res.classid));
+			if (idx < AICLASS_MAX_CLASSES) {
+				q->stats.route[AICLASS_ROUTE_FILTER]++;
+				return idx;
+			}
+		}
+	}
+
+	minor = cfg->priomap[TC_H_MAJ(prio) ? 0 : prio & TC_PRIO_MAX];
+	if (minor != AICLASS_PRIOMAP_AUTO) {
+		idx = aiclass_minor_to_idx(cfg, minor);
+		if (idx < AICLASS_MAX_CLASSES) {
+			q->stats.route[AICLASS_ROUTE_PRIOMAP]++;
+			return idx;
+		}
+	}
+
+	if (cfg->roce_port && aiclass_roce_is_control(skb, &cls_idx, cfg)) {
+		q->stats.route[AICLASS_ROUTE_ROCE]++;
+		return cls_idx;
+	}
+
+	q->stats.route[AICLASS_ROUTE_AUTO]++;
+	return aiclass_auto_class(q, f);
+}
+
+/* Enqueue */
+
+static int aiclass_enqueue(struct sk_buff *skb, struct Qdisc *sch,
+			   struct sk_buff **to_free)
+{
+	struct aiclass_sched_data *q = qdisc_priv(sch);
+	unsigned int len = qdisc_pkt_len(skb);
+	unsigned int prev_qlen, prev_backlog;
+	struct aiclass_flow *f, *victim;
+	struct aiclass_class *cl;
+	unsigned int idx;
+	int ret = 0;
+	u64 now;
+
+	now = ktime_get_ns();
+	f = &q->flows[skb_get_hash(skb) & q->flows_mask];
+	if (!f->qlen && now - f->tstamp > q->idle_ns) {
+		if (f->burst)
+			q->stats.idle_resets++;
+		f->burst = 0;
+		f->level = 0;
+	}
+	f->tstamp = now;
+	f->burst = min_t(u64, (u64)f->burst + len, U32_MAX);
+
+	idx = aiclass_classify(skb, sch, f, &ret);
+	if (idx >= AICLASS_MAX_CLASSES) {
+		if (ret & __NET_XMIT_BYPASS)
+			qdisc_qstats_drop(sch);
+		__qdisc_drop(skb, to_free);
+		return ret;
+	}
+	cl = &q->classes[idx];
+
+	if (!aiclass_is_training(idx) && cl->qlen >= q->cfg.lat_limit) {
+		q->stats.drop_band++;
+		cl->qstats.drops++;
+		return qdisc_drop(skb, sch, to_free);
+	}
+	/* Latency traffic is dropped only when it alone fills a limit. */
+	if (!aiclass_is_training(idx)) {
+		bool over_mem = q->memory_used - q->train_mem + skb->truesize >
+				q->cfg.memory_limit;
+
+		if (over_mem || sch->q.qlen - q->train_qlen >= q->cfg.limit) {
+			if (over_mem)
+				q->stats.drop_memory++;
+			else
+				q->stats.drop_overlimit++;
+			cl->qstats.drops++;
+			return qdisc_drop(skb, sch, to_free);
+		}
+	}
+
+	aiclass_cb(skb)->enqueue_time = now;
+	aiclass_cb(skb)->mem = skb->truesize;
+	aiclass_flow_add(q, f, idx, skb);
+	aiclass_qdisc_account(sch, skb, 1);
+
+	if (likely(!aiclass_over_limits(sch)))
+		return NET_XMIT_SUCCESS;
+
+	/* Training holds the excess, this packet included if need be. */
+	prev_qlen = sch->q.qlen;
+	prev_backlog = sch->qstats.backlog;
+	victim = aiclass_drop_training(sch, to_free);
+
+	prev_qlen -= sch->q.qlen;
+	prev_backlog -= sch->qstats.backlog;
+	if (victim == f) {
+		qdisc_tree_reduce_backlog(sch, prev_qlen - 1,
+					  prev_backlog - len);
+		return NET_XMIT_CN;
+	}
+	qdisc_tree_reduce_backlog(sch, prev_qlen, prev_backlog);
+	return NET_XMIT_SUCCESS;
+}
+
+/* Dequeue */
+
+static struct aiclass_flow *aiclass_pick_flow(struct aiclass_sched_data *q,
+					      struct aiclass_class *cl)
+{
+	struct aiclass_flow *f;
+
+	for (;;) {
+		f = list_first_entry(&cl->flows, struct aiclass_flow, flowchain);
+		if (f->deficit > 0)
+			return f;
+		f->deficit += q->cfg.quantum;
+		list_move_tail(&f->flowchain, &cl->flows);
+	}
+}
+
+static unsigned int aiclass_pick_training(struct aiclass_sched_data *q)
+{
+	struct aiclass_class *cl;
+
+	for (;;) {
+		cl = list_first_entry(&q->train_active, struct aiclass_class,
+				      alist);
+		if (cl->deficit > 0)
+			return cl - q->classes;
+		cl->deficit += cl->quantum;
+		list_move_tail(&cl->alist, &q->train_active);
+	}
+}
+
+static void aiclass_sojourn(struct aiclass_class *cl, u64 sojourn)
+{
+	u32 s = min_t(u64, sojourn, U32_MAX);
+
+	cl->sojourn_avg = cl->sojourn_avg - (cl->sojourn_avg >> 3) + (s >> 3);
+	if (s > cl->sojourn_max)
+		cl->sojourn_max = s;
+}
+
+static struct sk_buff *aiclass_dequeue(struct Qdisc *sch)
+{
+	struct aiclass_sched_data *q = qdisc_priv(sch);
+	const struct aiclass_config *cfg = &q->cfg;
+	bool train = q->train_qlen, lat = q->lat_bitmap;
+	struct aiclass_class *cl;
+	struct aiclass_flow *f;
+	struct sk_buff *skb;
+	unsigned int idx, len;
+	u64 now, sojourn;
+
+	if (!sch->q.qlen)
+		return NULL;
+
+	now = ktime_get_ns();
+	if (cfg->rate && now < q->t_next) {
+		q->stats.throttled++;
+		qdisc_watchdog_schedule_ns(&q->watchdog, q->t_next);
+		return NULL;
+	}
+
+	if (lat && train && cfg->train_share &&
+	    q->guard >= (s64)cfg->train_share * cfg->burst) {
+		q->stats.guard_yields++;
+		lat = false;
+	}
+	idx = lat ? __ffs(q->lat_bitmap) : aiclass_pick_training(q);
+	cl = &q->classes[idx];
+	f = aiclass_pick_flow(q, cl);
+	skb = aiclass_flow_pop(q, f);
+	len = qdisc_pkt_len(skb);
+	aiclass_qdisc_account(sch, skb, -1);
+	f->deficit -= len;
+	if (!f->qlen)
+		f->tstamp = now;
+
+	if (lat) {
+		if (train)
+			q->guard += (s64)cfg->train_share * len;
+	} else {
+		cl->deficit -= len;
+		q->guard -= (s64)(100 - cfg->train_share) * len;
+	}
+	if (q->guard < 0 || !q->train_qlen)
+		q->guard = 0;
+
+	sojourn = now - aiclass_cb(skb)->enqueue_time;
+	aiclass_sojourn(cl, sojourn);
+	if (!lat && q->ce_threshold_ns && sojourn > q->ce_threshold_ns &&
+	    INET_ECN_set_ce(skb)) {
+		cl->ce_marks++;
+		q->stats.ce_marks++;
+	}
+
+	if (cfg->rate)
+		q->t_next = max(q->t_next, now - q->shaper_slack_ns) +
+			    div64_u64((u64)len * NSEC_PER_SEC, cfg->rate);
+
+	bstats_update(&cl->bstats, skb);
+	qdisc_bstats_update(sch, skb);
+	return skb;
+}
+
+/* Reset, configuration */
+
+static void aiclass_purge(struct Qdisc *sch)
+{
+	struct aiclass_sched_data *q = qdisc_priv(sch);
+	struct aiclass_flow *f;
+	unsigned int i;
+
+	for (i = 0; i < AICLASS_MAX_CLASSES; i++) {
+		struct aiclass_class *cl = &q->classes[i];
+
+		while (!list_empty(&cl->flows)) {
+			f = list_first_entry(&cl->flows, struct aiclass_flow,
+					     flowchain);
+			rtnl_kfree_skbs(f->head, f->tail);
+			f->head = NULL;
+			f->tail = NULL;
+			f->qlen = 0;
+			f->backlog = 0;
+			list_del_init(&f->flowchain);
+		}
+		cl->qlen = 0;
+		cl->backlog = 0;
+		cl->active_flows = 0;
+		cl->deficit = 0;
+		list_del_init(&cl->alist);
+	}
+	q->lat_bitmap = 0;
+	q->train_qlen = 0;
+	q->memory_used = 0;
+	q->active_flows = 0;
+	q->guard = 0;
+	sch->q.qlen = 0;
+	sch->qstats.backlog = 0;
+}
+
+static void aiclass_reset(struct Qdisc *sch)
+{
+	struct aiclass_sched_data *q = qdisc_priv(sch);
+	unsigned int i;
+
+	aiclass_purge(sch);
+	for (i = 0; i < AICLASS_MAX_CLASSES; i++) {
+		q->classes[i].sojourn_avg = 0;
+		q->classes[i].sojourn_max = 0;
+	}
+	q->t_next = 0;
+	qdisc_watchdog_cancel(&q->watchdog);
+}
+
+static struct aiclass_flow *aiclass_flows_alloc(u32 n)
+{
+	struct aiclass_flow *flows;
+	u32 i;
+
+	flows = kvcalloc(n, sizeof(*flows), GFP_KERNEL);
+	if (!flows)
+		return NULL;
+	for (i = 0; i < n; i++)
+		INIT_LIST_HEAD(&flows[i].flowchain);
+	return flows;
+}
+
+static int aiclass_parse_u32_list(const struct nlattr *nest, int type,
+				  const struct nla_policy *policy,
+				  u32 *vals, unsigned int max,
+				  unsigned int *count,
+				  struct netlink_ext_ack *extack)
+{
+	struct nlattr *attr;
+	unsigned int n = 0;
+	int rem, err;
+
+	err = nla_validate_nested(nest, TCA_AICLASS_MAX, policy, extack);
+	if (err)
+		return err;
+	nla_for_each_nested(attr, nest, rem) {
+		if (nla_type(attr) != type) {
+			NL_SET_ERR_MSG_ATTR(extack, attr,
+					    "Unexpected attribute in list");
+			return -EINVAL;
+		}
+		if (n >= max) {
+			NL_SET_ERR_MSG_ATTR(extack, attr,
+					    "Too many values in list");
+			return -EINVAL;
+		}
+		vals[n++] = nla_get_u32(attr);
+	}
+	*count = n;
+	return 0;
+}
+
+static void aiclass_default_thresholds(struct aiclass_config *cfg)
+{
+	unsigned int i, n = cfg->lat_bands - 1;
+
+	/* Halve from the elephant threshold down: with 3 bands and a 256 KB
+	 * elephant, bursts up to 64 KB stay in 1:1 and up to 128 KB in 1:2.
+	 */
+	for (i = 0; i < n; i++)
+		cfg->thresholds[i] = cfg->elephant >> (n - i);
+}
+
+/* Apply the request in tb to cfg, then check that cfg is consistent. */
+static int aiclass_stage(struct nlattr **tb, struct aiclass_config *cfg,
+			 struct netlink_ext_ack *extack)
+{
+	u32 vals[AICLASS_MAX_TRAIN_CLASSES];
+	bool derive = false;
+	unsigned int i, n;
+	int err;
+
+	if (tb[TCA_AICLASS_LAT_BANDS]) {
+		n = nla_get_u8(tb[TCA_AICLASS_LAT_BANDS]);
+		derive |= n != cfg->lat_bands;
+		cfg->lat_bands = n;
+	}
+	if (tb[TCA_AICLASS_TRAIN_CLASSES])
+		cfg->train_classes = nla_get_u8(tb[TCA_AICLASS_TRAIN_CLASSES]);
+	if (tb[TCA_AICLASS_ELEPHANT]) {
+		n = nla_get_u32(tb[TCA_AICLASS_ELEPHANT]);
+		derive |= n != cfg->elephant;
+		cfg->elephant = n;
+	}
+	if (tb[TCA_AICLASS_WEIGHTS]) {
+		err = aiclass_parse_u32_list(tb[TCA_AICLASS_WEIGHTS],
+					     TCA_AICLASS_WEIGHT,
+					     aiclass_weight_policy, vals,
+					     AICLASS_MAX_TRAIN_CLASSES, &n,
+					     extack);
+		if (err)
+			return err;
+		if (!n || n > cfg->train_classes) {
+			NL_SET_ERR_MSG_ATTR(extack, tb[TCA_AICLASS_WEIGHTS],
+					    "Need 1 to train_classes weights");
+			return -EINVAL;
+		}
+		memcpy(cfg->weights, vals, n * sizeof(u32));
+	}
+	if (tb[TCA_AICLASS_THRESHOLDS]) {
+		err = aiclass_parse_u32_list(tb[TCA_AICLASS_THRESHOLDS],
+					     TCA_AICLASS_THRESHOLD,
+					     aiclass_threshold_policy, vals,
+					     AICLASS_MAX_LAT_BANDS - 1, &n,
+					     extack);
+		if (err)
+			return err;
+		if (n != cfg->lat_bands - 1) {
+			NL_SET_ERR_MSG_ATTR(extack, tb[TCA_AICLASS_THRESHOLDS],
+					    "Need exactly lat_bands - 1 thresholds");
+			return -EINVAL;
+		}
+		memcpy(cfg->thresholds, vals, n * sizeof(u32));
+	} else if (derive) {
+		aiclass_default_thresholds(cfg);
+	}
+	for (i = 0; i + 1 < cfg->lat_bands; i++) {
+		if (cfg->thresholds[i] < AICLASS_MIN_THRESHOLD ||
+		    (i && cfg->thresholds[i] <= cfg->thresholds[i - 1]) ||
+		    cfg->thresholds[i] >= cfg->elephant) {
+			NL_SET_ERR_MSG_MOD(extack,
+					   "Thresholds must rise strictly, from 64 bytes up to below elephant");
+			return -EINVAL;
+		}
+	}
+
+	if (tb[TCA_AICLASS_BURST])
+		cfg->burst = nla_get_u32(tb[TCA_AICLASS_BURST]);
+	if (tb[TCA_AICLASS_TRAIN_SHARE])
+		cfg->train_share = nla_get_u8(tb[TCA_AICLASS_TRAIN_SHARE]);
+	if (tb[TCA_AICLASS_IDLE])
+		cfg->idle = nla_get_u32(tb[TCA_AICLASS_IDLE]);
+	if (tb[TCA_AICLASS_FLOWS]) {
+		n = nla_get_u32(tb[TCA_AICLASS_FLOWS]);
+		if (!is_power_of_2(n)) {
+			NL_SET_ERR_MSG_ATTR(extack, tb[TCA_AICLASS_FLOWS],
+					    "flows must be a power of two");
+			return -EINVAL;
+		}
+		cfg->flows = n;
+	}
+	if (tb[TCA_AICLASS_LIMIT])
+		cfg->limit = nla_get_u32(tb[TCA_AICLASS_LIMIT]);
+	if (tb[TCA_AICLASS_MEMORY_LIMIT])
+		cfg->memory_limit = nla_get_u32(tb[TCA_AICLASS_MEMORY_LIMIT]);
+	if (tb[TCA_AICLASS_CE_THRESHOLD])
+		cfg->ce_threshold = nla_get_u32(tb[TCA_AICLASS_CE_THRESHOLD]);
+	if (tb[TCA_AICLASS_RATE])
+		cfg->rate = nla_get_u64(tb[TCA_AICLASS_RATE]);
+	if (tb[TCA_AICLASS_ROCE_PORT])
+		cfg->roce_port = nla_get_u16(tb[TCA_AICLASS_ROCE_PORT]);
+	if (tb[TCA_AICLASS_LAT_LIMIT])
+		cfg->lat_limit = nla_get_u32(tb[TCA_AICLASS_LAT_LIMIT]);
+	if (tb[TCA_AICLASS_QUANTUM])
+		cfg->quantum = nla_get_u32(tb[TCA_AICLASS_QUANTUM]);
+	if (tb[TCA_AICLASS_DEFAULT_CLASS])
+		cfg->default_class = nla_get_u8(tb[TCA_AICLASS_DEFAULT_CLASS]);
+	if (aiclass_minor_to_idx(cfg, cfg->default_class) >=
+	    AICLASS_MAX_CLASSES) {
+		NL_SET_ERR_MSG_MOD(extack,
+				   "default_class must be one of the training classes");
+		return -EINVAL;
+	}
+	if (tb[TCA_AICLASS_PRIOMAP])
+		memcpy(cfg->priomap, nla_data(tb[TCA_AICLASS_PRIOMAP]),
+		       AICLASS_PRIOMAP_LEN);
+	for (i = 0; i < AICLASS_PRIOMAP_LEN; i++) {
+		if (cfg->priomap[i] != AICLASS_PRIOMAP_AUTO &&
+		    aiclass_minor_to_idx(cfg, cfg->priomap[i]) >=
+		    AICLASS_MAX_CLASSES) {
+			NL_SET_ERR_MSG_MOD(extack,
+					   "priomap names a class that does not exist");
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
+/* Under the tree lock: packets in classes that no longer exist move to the
+ * lowest latency band or to the default training class.
+ */
+static void aiclass_rehome_classes(struct aiclass_sched_data *q)
+{
+	const struct aiclass_config *cfg = &q->cfg;
+	struct aiclass_flow *f;
+	unsigned int i, to;
+
+	for (i = 0; i < AICLASS_MAX_CLASSES; i++) {
+		if (aiclass_minor_to_idx(cfg, aiclass_idx_to_minor(i)) == i)
+			continue;
+		to = aiclass_is_training(i) ? aiclass_default_idx(cfg) :
+					      cfg->lat_bands - 1;
+		while (!list_empty(&q->classes[i].flows)) {
+			f = list_first_entry(&q->classes[i].flows,
+					     struct aiclass_flow, flowchain);
+			aiclass_flow_move(q, f, to);
+		}
+	}
+}
+
+/* Under the tree lock: re-file every queued packet into a new flow table.
+ * Each old flow keeps its order; its burst state follows its packets.
+ */
+static void aiclass_rehash(struct aiclass_sched_data *q,
+			   struct aiclass_flow *flows, u32 n)
+{
+	struct aiclass_flow *f, *nf, *tmp;
+	struct sk_buff *skb;
+	unsigned int i;
+	LIST_HEAD(old);
+
+	for (i = 0; i < AICLASS_MAX_CLASSES; i++) {
+		struct aiclass_class *cl = &q->classes[i];
+
+		q->active_flows -= cl->active_flows;
+		if (aiclass_is_training(i)) {
+			q->train_qlen -= cl->qlen;
+			q->train_mem = 0;
+		}
+		list_splice_tail_init(&cl->flows, &old);
+		cl->qlen = 0;
+		cl->backlog = 0;
+		cl->active_flows = 0;
+		aiclass_class_deactivate(q, i);
+	}
+
+	list_for_each_entry_safe(f, tmp, &old, flowchain) {
+		while ((skb = f->head) != NULL) {
+			f->head = skb->next;
+			nf = &flows[skb_get_hash(skb) & (n - 1)];
+			if (!nf->qlen) {
+				nf->tstamp = f->tstamp;
+				nf->burst = f->burst;
+				nf->level = f->level;
+			}
+			aiclass_flow_add(q, nf, nf->qlen ? nf->cls : f->cls,
+					 skb);
+		}
+		list_del_init(&f->flowchain);
+	}
+	q->flows = flows;
+	q->flows_mask = n - 1;
+}
+
+static void aiclass_commit_derived(struct Qdisc *sch)
+{
+	struct aiclass_sched_data *q = qdisc_priv(sch);
+	const struct aiclass_config *cfg = &q->cfg;
+	unsigned int i;
+	u64 slack;
+
+	for (i = 0; i < AICLASS_MAX_TRAIN_CLASSES; i++)
+		q->classes[AICLASS_TRAIN_BASE + i].quantum =
+			cfg->weights[i] * cfg->quantum;
+	q->idle_ns = (u64)cfg->idle * NSEC_PER_USEC;
+	q->ce_threshold_ns = (u64)cfg->ce_threshold * NSEC_PER_USEC;
+	slack = cfg->rate ? div64_u64(4ULL * cfg->quantum * NSEC_PER_SEC,
+				      cfg->rate) : 0;
+	q->shaper_slack_ns = max_t(u64, slack, AICLASS_SHAPER_SLACK);
+	sch->limit = cfg->limit;
+}
+
+/* Under the tree lock: drop what the new limits no longer hold. */
+static void aiclass_trim(struct Qdisc *sch)
+{
+	struct aiclass_sched_data *q = qdisc_priv(sch);
+	unsigned int i, qlen = sch->q.qlen, backlog = sch->qstats.backlog;
+	struct aiclass_class *cl;
+	u64 *reason;
+
+	for (i = 0; i < q->cfg.lat_bands; i++) {
+		cl = &q->classes[i];
+		while (cl->qlen > q->cfg.lat_limit)
+			aiclass_drop_head(sch, list_first_entry(&cl->flows,
+					  struct aiclass_flow, flowchain),
+					  &q->stats.drop_band, NULL);
+	}
+	aiclass_drop_training(sch, NULL);
+	while (aiclass_over_limits(sch)) {
+		cl = &q->classes[__fls(q->lat_bitmap)];
+		reason = q->memory_used > q->cfg.memory_limit ?
+			 &q->stats.drop_memory : &q->stats.drop_overlimit;
+		aiclass_drop_head(sch, list_first_entry(&cl->flows,
+				  struct aiclass_flow, flowchain),
+				  reason, NULL);
+	}
+	qdisc_tree_reduce_backlog(sch, qlen - sch->q.qlen,
+				  backlog - sch->qstats.backlog);
+}
+
+static int aiclass_change(struct Qdisc *sch, struct nlattr *opt,
+			  struct netlink_ext_ack *extack)
+{
+	struct aiclass_sched_data *q = qdisc_priv(sch);
+	struct nlattr *tb[TCA_AICLASS_MAX + 1];
+	struct aiclass_flow *flows = NULL, *old = NULL;
+	struct aiclass_config cfg;
+	int err;
+
+	if (!opt) {
+		NL_SET_ERR_MSG_MOD(extack, "aiclass options are required");
+		return -EINVAL;
+	}
+	err = nla_parse_nested(tb, TCA_AICLASS_MAX, opt, aiclass_policy,
+			       extack);
+	if (err < 0)
+		return err;
+
+	cfg = q->cfg;
+	err = aiclass_stage(tb, &cfg, extack);
+	if (err)
+		return err;
+
+	if (cfg.flows != q->flows_mask + 1) {
+		flows = aiclass_flows_alloc(cfg.flows);
+		if (!flows) {
+			NL_SET_ERR_MSG_MOD(extack,
+					   "Cannot allocate the flow table");
+			return -ENOMEM;
+		}
+	}
+
+	sch_tree_lock(sch);
+	q->cfg = cfg;
+	aiclass_commit_derived(sch);
+	aiclass_rehome_classes(q);
+	if (flows) {
+		old = q->flows;
+		aiclass_rehash(q, flows, cfg.flows);
+	}
+	aiclass_trim(sch);
+	sch_tree_unlock(sch);
+
+	kvfree(old);
+	return 0;
+}
+
+static int aiclass_init(struct Qdisc *sch, struct nlattr *opt,
+			struct netlink_ext_ack *extack)
+{
+	struct aiclass_sched_data *q = qdisc_priv(sch);
+	struct aiclass_config *cfg = &q->cfg;
+	unsigned int i;
+	int err;
+
+	BUILD_BUG_ON(sizeof(struct aiclass_flow) > 64);
+
+	INIT_LIST_HEAD(&q->train_active);
+	for (i = 0; i < AICLASS_MAX_CLASSES; i++) {
+		INIT_LIST_HEAD(&q->classes[i].flows);
+		INIT_LIST_HEAD(&q->classes[i].alist);
+		gnet_stats_basic_sync_init(&q->classes[i].bstats);
+	}
+	qdisc_watchdog_init(&q->watchdog, sch);
+
+	err = tcf_block_get(&q->block, &q->filter_list, sch, extack);
+	if (err)
+		return err;
+
+	cfg->lat_bands = AICLASS_DEF_LAT_BANDS;
+	cfg->train_classes = AICLASS_DEF_TRAIN_CLASSES;
+	for (i = 0; i < AICLASS_MAX_TRAIN_CLASSES; i++)
+		cfg->weights[i] = AICLASS_DEF_WEIGHT;
+	cfg->burst = AICLASS_DEF_BURST;
+	cfg->train_share = AICLASS_DEF_TRAIN_SHARE;
+	cfg->elephant = AICLASS_DEF_ELEPHANT;
+	aiclass_default_thresholds(cfg);
+	cfg->idle = AICLASS_DEF_IDLE;
+	cfg->flows = AICLASS_DEF_FLOWS;
+	cfg->limit = AICLASS_DEF_LIMIT;
+	cfg->memory_limit = AICLASS_DEF_MEMORY_LIMIT;
+	cfg->lat_limit = AICLASS_DEF_LAT_LIMIT;
+	cfg->quantum = psched_mtu(qdisc_dev(sch));
+	cfg->roce_port = AICLASS_DEF_ROCE_PORT;
+	cfg->default_class = AICLASS_TRAIN_MINOR_MIN;
+
+	if (opt) {
+		/* Stage on the defaults so that a bad request fails whole. */
+		struct nlattr *tb[TCA_AICLASS_MAX + 1];
+
+		err = nla_parse_nested(tb, TCA_AICLASS_MAX, opt,
+				       aiclass_policy, extack);
+		if (err < 0)
+			return err;
+		err = aiclass_stage(tb, cfg, extack);
+		if (err)
+			return err;
+	}
+	cfg->quantum = clamp_t(u32, cfg->quantum, AICLASS_MIN_QUANTUM,
+			       AICLASS_MAX_QUANTUM);
+
+	q->flows = aiclass_flows_alloc(cfg->flows);
+	if (!q->flows) {
+		NL_SET_ERR_MSG_MOD(extack, "Cannot allocate the flow table");
+		return -ENOMEM;
+	}
+	q->flows_mask = cfg->flows - 1;
+	aiclass_commit_derived(sch);
+	return 0;
+}
+
+static void aiclass_destroy(struct Qdisc *sch)
+{
+	struct aiclass_sched_data *q = qdisc_priv(sch);
+
+	tcf_block_put(q->block);
+	qdisc_watchdog_cancel(&q->watchdog);
+	if (q->flows)
+		aiclass_purge(sch);
+	kvfree(q->flows);
+	q->flows = NULL;
+}
+
+/* Dumps */
+
+static int aiclass_put_list(struct sk_buff *skb, int nest_type, int type,
+			    const u32 *vals, unsigned int n)
+{
+	struct nlattr *nest = nla_nest_start(skb, nest_type);
+	unsigned int i;
+
+	if (!nest)
+		return -EMSGSIZE;
+	for (i = 0; i < n; i++)
+		if (nla_put_u32(skb, type, vals[i]))
+			return -EMSGSIZE;
+	nla_nest_end(skb, nest);
+	return 0;
+}
+
+static int aiclass_dump(struct Qdisc *sch, struct sk_buff *skb)
+{
+	struct aiclass_sched_data *q = qdisc_priv(sch);
+	const struct aiclass_config *cfg = &q->cfg;
+	struct nlattr *opts;
+
+	opts = nla_nest_start(skb, TCA_OPTIONS);
+	if (!opts)
+		goto nla_put_failure;
+
+	if (nla_put_u8(skb, TCA_AICLASS_LAT_BANDS, cfg->lat_bands) ||
+	    nla_put_u8(skb, TCA_AICLASS_TRAIN_CLASSES, cfg->train_classes) ||
+	    aiclass_put_list(skb, TCA_AICLASS_WEIGHTS, TCA_AICLASS_WEIGHT,
+			     cfg->weights, cfg->train_classes) ||
+	    nla_put_u32(skb, TCA_AICLASS_BURST, cfg->burst) ||
+	    nla_put_u8(skb, TCA_AICLASS_TRAIN_SHARE, cfg->train_share) ||
+	    aiclass_put_list(skb, TCA_AICLASS_THRESHOLDS,
+			     TCA_AICLASS_THRESHOLD, cfg->thresholds,
+			     cfg->lat_bands - 1) ||
+	    nla_put_u32(skb, TCA_AICLASS_ELEPHANT, cfg->elephant) ||
+	    nla_put_u32(skb, TCA_AICLASS_IDLE, cfg->idle) ||
+	    nla_put_u32(skb, TCA_AICLASS_FLOWS, cfg->flows) ||
+	    nla_put_u32(skb, TCA_AICLASS_LIMIT, cfg->limit) ||
+	    nla_put_u32(skb, TCA_AICLASS_MEMORY_LIMIT, cfg->memory_limit) ||
+	    nla_put_u32(skb, TCA_AICLASS_CE_THRESHOLD, cfg->ce_threshold) ||
+	    nla_put_u64_64bit(skb, TCA_AICLASS_RATE, cfg->rate,
+			      TCA_AICLASS_PAD) ||
+	    nla_put_u16(skb, TCA_AICLASS_ROCE_PORT, cfg->roce_port) ||
+	    nla_put(skb, TCA_AICLASS_PRIOMAP, AICLASS_PRIOMAP_LEN,
+		    cfg->priomap) ||
+	    nla_put_u8(skb, TCA_AICLASS_DEFAULT_CLASS, cfg->default_class) ||
+	    nla_put_u32(skb, TCA_AICLASS_LAT_LIMIT, cfg->lat_limit) ||
+	    nla_put_u32(skb, TCA_AICLASS_QUANTUM, cfg->quantum))
+		goto nla_put_failure;
+
+	return nla_nest_end(skb, opts);
+
+nla_put_failure:
+	nla_nest_cancel(skb, opts);
+	return -EMSGSIZE;
+}
+
+static int aiclass_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
+{
+	static const int route_attr[AICLASS_ROUTE_MAX] = {
+		[AICLASS_ROUTE_PRIORITY] = TCA_AICLASS_STATS_CLS_PRIORITY,
+		[AICLASS_ROUTE_FILTER]	 = TCA_AICLASS_STATS_CLS_FILTER,
+		[AICLASS_ROUTE_PRIOMAP]	 = TCA_AICLASS_STATS_CLS_PRIOMAP,
+		[AICLASS_ROUTE_ROCE]	 = TCA_AICLASS_STATS_CLS_ROCE,
+		[AICLASS_ROUTE_AUTO]	 = TCA_AICLASS_STATS_CLS_AUTO,
+	};
+	struct aiclass_sched_data *q = qdisc_priv(sch);
+	const struct aiclass_stats *st = &q->stats;
+	struct nlattr *app, *nest;
+	unsigned int i;
+
+	app = nla_nest_start_noflag(d->skb, TCA_STATS_APP);
+	if (!app)
+		return -1;
+	nest = nla_nest_start(d->skb, TCA_AICLASS_XSTATS_QDISC);
+	if (!nest)
+		goto nla_put_failure;
+
+	for (i = 0; i < AICLASS_ROUTE_MAX; i++)
+		if (nla_put_u64_64bit(d->skb, route_attr[i], st->route[i],
+				      TCA_AICLASS_STATS_PAD))
+			goto nla_put_failure;
+
+#define PUT_U64(attr, val)						\
+	nla_put_u64_64bit(d->skb, TCA_AICLASS_STATS_ ## attr, val,	\
+			  TCA_AICLASS_STATS_PAD)
+	if (PUT_U64(DEMOTIONS, st->demotions) ||
+	    PUT_U64(IDLE_RESETS, st->idle_resets) ||
+	    PUT_U64(GUARD_YIELDS, st->guard_yields) ||
+	    PUT_U64(CE_MARKS, st->ce_marks) ||
+	    PUT_U64(DROP_OVERLIMIT, st->drop_overlimit) ||
+	    PUT_U64(DROP_MEMORY, st->drop_memory) ||
+	    PUT_U64(DROP_FILTER, st->drop_filter) ||
+	    PUT_U64(DROP_BAND, st->drop_band) ||
+	    PUT_U64(STOLEN, st->stolen) ||
+	    PUT_U64(THROTTLED, st->throttled) ||
+	    PUT_U64(FLOWS_MOVED, st->flows_moved) ||
+	    nla_put_u32(d->skb, TCA_AICLASS_STATS_ACTIVE_FLOWS,
+			q->active_flows) ||
+	    nla_put_u32(d->skb, TCA_AICLASS_STATS_MEMORY_USED,
+			q->memory_used))
+		goto nla_put_failure;
+#undef PUT_U64
+
+	nla_nest_end(d->skb, nest);
+	nla_nest_end(d->skb, app);
+	return 0;
+
+nla_put_failure:
+	nla_nest_cancel(d->skb, app);
+	return -1;
+}
+
+/* Classes */
+
+static struct Qdisc *aiclass_leaf(struct Qdisc *sch, unsigned long arg)
+{
+	return NULL;
+}
+
+static unsigned long aiclass_find(struct Qdisc *sch, u32 classid)
+{
+	struct aiclass_sched_data *q = qdisc_priv(sch);
+
+	if (aiclass_minor_to_idx(&q->cfg, TC_H_MIN(classid)) >=
+	    AICLASS_MAX_CLASSES)
+		return 0;
+	return TC_H_MIN(classid);
+}
+
+static int aiclass_class_change(struct Qdisc *sch, u32 classid, u32 parentid,
+				struct nlattr **tca, unsigned long *arg,
+				struct netlink_ext_ack *extack)
+{
+	struct aiclass_sched_data *q = qdisc_priv(sch);
+	struct nlattr *tb[TCA_AICLASS_CLASS_MAX + 1];
+	struct nlattr *opt = tca[TCA_OPTIONS];
+	unsigned int idx;
+	u32 weight;
+	int err;
+
+	if (!*arg) {
+		NL_SET_ERR_MSG_MOD(extack,
+				   "aiclass classes are fixed: set lat_bands or train_classes on the qdisc");
+		return -EOPNOTSUPP;
+	}
+	idx = aiclass_minor_to_idx(&q->cfg, *arg);
+	if (!opt) {
+		NL_SET_ERR_MSG_MOD(extack, "aiclass class options are required");
+		return -EINVAL;
+	}
+	err = nla_parse_nested(tb, TCA_AICLASS_CLASS_MAX, opt,
+			       aiclass_class_policy, extack);
+	if (err < 0)
+		return err;
+	if (!tb[TCA_AICLASS_CLASS_WEIGHT])
+		return 0;
+	if (!aiclass_is_training(idx)) {
+		NL_SET_ERR_MSG_MOD(extack,
+				   "Latency bands are strict priority and have no weight");
+		return -EINVAL;
+	}
+	weight = nla_get_u32(tb[TCA_AICLASS_CLASS_WEIGHT]);
+
+	sch_tree_lock(sch);
+	q->cfg.weights[idx - AICLASS_TRAIN_BASE] = weight;
+	q->classes[idx].quantum = weight * q->cfg.quantum;
+	sch_tree_unlock(sch);
+	return 0;
+}
+
+static int aiclass_class_delete(struct Qdisc *sch, unsigned long arg,
+				struct netlink_ext_ack *extack)
+{
+	NL_SET_ERR_MSG_MOD(extack,
+			   "aiclass classes are fixed: set lat_bands or train_classes on the qdisc");
+	return -EOPNOTSUPP;
+}
+
+static void aiclass_walk(struct Qdisc *sch, struct qdisc_walker *arg)
+{
+	struct aiclass_sched_data *q = qdisc_priv(sch);
+	unsigned int i;
+
+	if (arg->stop)
+		return;
+	for (i = 0; i < q->cfg.lat_bands; i++)
+		if (!tc_qdisc_stats_dump(sch, AICLASS_LAT_MINOR_MIN + i, arg))
+			return;
+	for (i = 0; i < q->cfg.train_classes; i++)
+		if (!tc_qdisc_stats_dump(sch, AICLASS_TRAIN_MINOR_MIN + i, arg))
+			return;
+}
+
+static struct tcf_block *aiclass_tcf_block(struct Qdisc *sch,
+					   unsigned long cl,
+					   struct netlink_ext_ack *extack)
+{
+	struct aiclass_sched_data *q = qdisc_priv(sch);
+
+	if (cl) {
+		NL_SET_ERR_MSG_MOD(extack,
+				   "Attach filters to the aiclass qdisc, not to a class");
+		return NULL;
+	}
+	return q->block;
+}
+
+static unsigned long aiclass_bind_tcf(struct Qdisc *sch, unsigned long parent,
+				      u32 classid)
+{
+	return aiclass_find(sch, classid);
+}
+
+static void aiclass_unbind_tcf(struct Qdisc *sch, unsigned long arg)
+{
+}
+
+static int aiclass_class_dump(struct Qdisc *sch, unsigned long arg,
+			      struct sk_buff *skb, struct tcmsg *tcm)
+{
+	struct aiclass_sched_data *q = qdisc_priv(sch);
+	unsigned int idx = aiclass_minor_to_idx(&q->cfg, arg);
+	struct nlattr *opts;
+
+	if (idx >= AICLASS_MAX_CLASSES)
+		return -EINVAL;
+	tcm->tcm_parent = TC_H_ROOT;
+	tcm->tcm_handle = TC_H_MAKE(sch->handle, arg);
+	tcm->tcm_info = 0;
+
+	opts = nla_nest_start(skb, TCA_OPTIONS);
+	if (!opts)
+		goto nla_put_failure;
+	if (nla_put_u8(skb, TCA_AICLASS_CLASS_KIND,
+		       aiclass_is_training(idx) ? AICLASS_KIND_TRAINING :
+						  AICLASS_KIND_LATENCY))
+		goto nla_put_failure;
+	if (aiclass_is_training(idx) &&
+	    nla_put_u32(skb, TCA_AICLASS_CLASS_WEIGHT,
+			q->cfg.weights[idx - AICLASS_TRAIN_BASE]))
+		goto nla_put_failure;
+	return nla_nest_end(skb, opts);
+
+nla_put_failure:
+	nla_nest_cancel(skb, opts);
+	return -EMSGSIZE;
+}
+
+static int aiclass_class_dump_stats(struct Qdisc *sch, unsigned long arg,
+				    struct gnet_dump *d)
+{
+	struct aiclass_sched_data *q = qdisc_priv(sch);
+	unsigned int idx = aiclass_minor_to_idx(&q->cfg, arg);
+	struct aiclass_class *cl;
+	struct nlattr *app, *nest;
+	bool training;
+
+	if (idx >= AICLASS_MAX_CLASSES)
+		return -1;
+	cl = &q->classes[idx];
+	training = aiclass_is_training(idx);
+	cl->qstats.backlog = cl->backlog;
+	if (gnet_stats_copy_basic(d, NULL, &cl->bstats, true) < 0 ||
+	    gnet_stats_copy_queue(d, NULL, &cl->qstats, cl->qlen) < 0)
+		return -1;
+
+	app = nla_nest_start_noflag(d->skb, TCA_STATS_APP);
+	if (!app)
+		return -1;
+	nest = nla_nest_start(d->skb, TCA_AICLASS_XSTATS_CLASS);
+	if (!nest)
+		goto nla_put_failure;
+	if (nla_put_u8(d->skb, TCA_AICLASS_CSTATS_KIND,
+		       training ? AICLASS_KIND_TRAINING : AICLASS_KIND_LATENCY) ||
+	    nla_put_u32(d->skb, TCA_AICLASS_CSTATS_ACTIVE_FLOWS,
+			cl->active_flows) ||
+	    nla_put_u32(d->skb, TCA_AICLASS_CSTATS_SOJOURN_AVG,
+			min_t(u64, cl->sojourn_avg, U32_MAX)) ||
+	    nla_put_u32(d->skb, TCA_AICLASS_CSTATS_SOJOURN_MAX,
+			cl->sojourn_max) ||
+	    nla_put_u64_64bit(d->skb, TCA_AICLASS_CSTATS_CE_MARKS,
+			      cl->ce_marks, TCA_AICLASS_CSTATS_PAD))
+		goto nla_put_failure;
+	if (training &&
+	    (nla_put_u32(d->skb, TCA_AICLASS_CSTATS_WEIGHT,
+			 q->cfg.weights[idx - AICLASS_TRAIN_BASE]) ||
+	     nla_put_s32(d->skb, TCA_AICLASS_CSTATS_DEFICIT, cl->deficit)))
+		goto nla_put_failure;
+	nla_nest_end(d->skb, nest);
+	nla_nest_end(d->skb, app);
+	return 0;
+
+nla_put_failure:
+	nla_nest_cancel(d->skb, app);
+	return -1;
+}
+
+static const struct Qdisc_class_ops aiclass_class_ops = {
+	.leaf		= aiclass_leaf,
+	.find		= aiclass_find,
+	.change		= aiclass_class_change,
+	.delete		= aiclass_class_delete,
+	.walk		= aiclass_walk,
+	.tcf_block	= aiclass_tcf_block,
+	.bind_tcf	= aiclass_bind_tcf,
+	.unbind_tcf	= aiclass_unbind_tcf,
+	.dump		= aiclass_class_dump,
+	.dump_stats	= aiclass_class_dump_stats,
+};
+
+static struct Qdisc_ops aiclass_qdisc_ops __read_mostly = {
+	.cl_ops		= &aiclass_class_ops,
+	.id		= "aiclass",
+	.priv_size	= sizeof(struct aiclass_sched_data),
+	.enqueue	= aiclass_enqueue,
+	.dequeue	= aiclass_dequeue,
+	.peek		= qdisc_peek_dequeued,
+	.init		= aiclass_init,
+	.reset		= aiclass_reset,
+	.destroy	= aiclass_destroy,
+	.change		= aiclass_change,
+	.dump		= aiclass_dump,
+	.dump_stats	= aiclass_dump_stats,
+	.owner		= THIS_MODULE,
+};
+AICLASS_MODULE_ALIAS("aiclass");
+
+static int __init aiclass_module_init(void)
+{
+	return register_qdisc(&aiclass_qdisc_ops);
+}
+
+static void __exit aiclass_module_exit(void)
+{
+	unregister_qdisc(&aiclass_qdisc_ops);
+}
+
+module_init(aiclass_module_init);
+module_exit(aiclass_module_exit);
+MODULE_AUTHOR("The aiclass developers");
+MODULE_DESCRIPTION("AI training/inference classifying packet scheduler");
+MODULE_LICENSE("GPL");
