@@ -1,0 +1,990 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * set.c	aiclassctl set, apply and profile: parse option keywords (from
+ *		the command line, a config file or a preset), check them
+ *		against the live qdisc, and apply them all or not at all.
+ *
+ * Qdisc options go in one RTM_NEWQDISC, which the kernel applies whole or
+ * refuses whole.  Per-class weights are one RTM_NEWTCLASS each, sent after
+ * it; if one is refused, every message already applied is undone from the
+ * configuration read just before, newest first.
+ */
+#include <ctype.h>
+#include <stdarg.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <linux/pkt_sched.h>
+
+#include "aiclassctl.h"
+
+const struct ac_opt ac_opts[] = {
+	{ "lat_bands",		TCA_AICLASS_LAT_BANDS,	   1, AC_COUNT,	     false },
+	{ "train_classes",	TCA_AICLASS_TRAIN_CLASSES, 1, AC_COUNT,	     false },
+	{ "weights",		TCA_AICLASS_WEIGHTS,	   0, AC_WEIGHTS,    false },
+	{ "burst",		TCA_AICLASS_BURST,	   4, AC_SIZE,	     false },
+	{ "train_share",	TCA_AICLASS_TRAIN_SHARE,   1, AC_PERCENT,    false },
+	{ "thresholds",		TCA_AICLASS_THRESHOLDS,	   0, AC_THRESHOLDS, false },
+	{ "elephant",		TCA_AICLASS_ELEPHANT,	   4, AC_SIZE,	     false },
+	{ "idle",		TCA_AICLASS_IDLE,	   4, AC_TIME,	     false },
+	{ "flows",		TCA_AICLASS_FLOWS,	   4, AC_COUNT,	     false },
+	{ "limit",		TCA_AICLASS_LIMIT,	   4, AC_PACKETS,    false },
+	{ "lat_limit",		TCA_AICLASS_LAT_LIMIT,	   4, AC_PACKETS,    false },
+	{ "memory_limit",	TCA_AICLASS_MEMORY_LIMIT,  4, AC_SIZE,	     false },
+	{ "quantum",		TCA_AICLASS_QUANTUM,	   4, AC_SIZE,	     false },
+	{ "ce_threshold",	TCA_AICLASS_CE_THRESHOLD,  4, AC_TIME,	     true },
+	{ "rate",		TCA_AICLASS_RATE,	   8, AC_RATE,	     true },
+	{ "roce_port",		TCA_AICLASS_ROCE_PORT,	   2, AC_PORT,	     true },
+	{ "priomap",		TCA_AICLASS_PRIOMAP,	   0, AC_PRIOMAP,    false },
+	{ "default_class",	TCA_AICLASS_DEFAULT_CLASS, 1, AC_CLASS,	     false },
+};
+
+const int ac_nopts = ARRAY_SIZE(ac_opts);
+
+const struct ac_opt *ac_opt_by_name(const char *name)
+{
+	int i;
+
+	for (i = 0; i < ac_nopts; i++)
+		if (!strcmp(ac_opts[i].name, name))
+			return &ac_opts[i];
+	return NULL;
+}
+
+const struct ac_opt *ac_opt_by_attr(int attr)
+{
+	int i;
+
+	for (i = 0; i < ac_nopts; i++)
+		if (ac_opts[i].attr == attr)
+			return &ac_opts[i];
+	return NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* Presets: the article's advice is to find the dominant load first and
+ * tune for it.  Each preset is a config file, parsed like any other.
+ */
+
+struct profile {
+	const char *name;
+	const char *summary;
+	const char *text;
+};
+
+static const struct profile profiles[] = {
+	{ "training", "training dominates: full link, collectives in step",
+	  "# Training dominates: keep the link full and every flow of a\n"
+	  "# collective at the same pace; inference still goes first, but\n"
+	  "# may run ahead of backlogged training only a little.\n"
+	  "train_share 50\n"
+	  "burst 16kb\n"
+	  "idle 5ms\n"
+	  "ce_threshold 1ms\n"
+	  "memory_limit 64mb\n" },
+	{ "inference", "inference dominates: lowest, steadiest RPC latency",
+	  "# Inference dominates: RPC bursts first and steady; bigger\n"
+	  "# responses stay in the latency bands; training is background\n"
+	  "# with short queues.\n"
+	  "train_share 5\n"
+	  "burst 256kb\n"
+	  "elephant 1mb\n"
+	  "idle 500us\n"
+	  "ce_threshold 500us\n" },
+	{ "mixed", "both matter: the module's defaults, ECN on training",
+	  "# Both loads matter: the module's defaults, with ECN marking on\n"
+	  "# training queues.\n"
+	  "train_share 10\n"
+	  "burst 64kb\n"
+	  "elephant 256kb\n"
+	  "idle 1ms\n"
+	  "ce_threshold 1ms\n" },
+};
+
+static const struct profile *find_profile(const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(profiles); i++)
+		if (!strcmp(profiles[i].name, name))
+			return &profiles[i];
+	return NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* Parsing keywords */
+
+static const char *unit_hint(const struct ac_opt *o)
+{
+	switch (o->unit) {
+	case AC_SIZE:
+		return "a size such as 1514, 64kb or 2mb";
+	case AC_TIME:
+		return o->off_ok ? "a time such as 500us, 10ms or off"
+				 : "a time such as 500us or 10ms";
+	case AC_RATE:
+		return "a rate such as 100mbit, 10gbit or off";
+	case AC_PERCENT:
+		return "a percentage such as 10 or 10%";
+	case AC_PORT:
+		return "a UDP port or off";
+	case AC_CLASS:
+		return "a training class such as 1:11";
+	case AC_PACKETS:
+		return "a number of packets";
+	default:
+		return "a number";
+	}
+}
+
+static int parse_value(const struct ac_opt *o, const char *s, uint64_t *v)
+{
+	uint64_t max = o->width == 8 ? UINT64_MAX :
+		       (1ULL << (8 * o->width)) - 1;
+	char buf[64];
+	int err;
+
+	if (o->off_ok && !strcmp(s, "off")) {
+		*v = 0;
+		return 0;
+	}
+	switch (o->unit) {
+	case AC_SIZE:
+		err = ac_parse_size(s, v);
+		break;
+	case AC_TIME:
+		err = ac_parse_time(s, v);
+		break;
+	case AC_RATE:
+		err = ac_parse_rate(s, v);
+		break;
+	case AC_PERCENT:
+		err = ac_parse_percent(s, v);
+		break;
+	case AC_CLASS: {
+		uint32_t major;
+		uint8_t minor;
+
+		err = ac_parse_minor(s, &minor, &major);
+		*v = minor;
+		break;
+	}
+	case AC_PACKETS: {
+		size_t n = strlen(s);
+
+		if (n > 1 && n < sizeof(buf) && s[n - 1] == 'p') {
+			memcpy(buf, s, n - 1);
+			buf[n - 1] = '\0';
+			s = buf;
+		}
+		err = ac_parse_u64(s, v);
+		break;
+	}
+	default:
+		err = ac_parse_u64(s, v);
+		break;
+	}
+	if (!err && *v > max)
+		err = -ERANGE;
+	return err;
+}
+
+struct parse_ctx {
+	const char *where;	/* "set", "FILE:LINE", "profile NAME" */
+	uint64_t seen;		/* keywords given in this source */
+	bool seen_cw[256];	/* class weights given in this source */
+};
+
+static int bad(const struct parse_ctx *p, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+static int bad(const struct parse_ctx *p, const char *fmt, ...)
+{
+	char text[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(text, sizeof(text), fmt, ap);
+	va_end(ap);
+	ac_err("%s: %s", p->where, text);
+	return EXIT_USAGE;
+}
+
+static bool is_keyword(const char *s)
+{
+	return ac_opt_by_name(s) || !strcmp(s, "weight");
+}
+
+/* "1:11=4" */
+static int parse_class_weight(struct parse_ctx *p, const char *s,
+			      struct ac_change *ch)
+{
+	const char *eq = strchr(s, '=');
+	char cls[32];
+	uint32_t major;
+	uint64_t w;
+	uint8_t minor;
+	int i;
+
+	if (!eq || eq == s || (size_t)(eq - s) >= sizeof(cls))
+		return bad(p, "invalid weight \"%s\" (expected CLASS=WEIGHT, "
+			   "such as 1:11=4)", s);
+	memcpy(cls, s, eq - s);
+	cls[eq - s] = '\0';
+	if (ac_parse_minor(cls, &minor, &major))
+		return bad(p, "invalid class \"%s\" (latency bands are 1:1 to "
+			   "1:8, training classes 1:11 to 1:20)", cls);
+	if (ac_parse_u64(eq + 1, &w) || w > UINT32_MAX)
+		return bad(p, "invalid weight \"%s\" for class %s (expected "
+			   "a number)", eq + 1, cls);
+	if (p->seen_cw[minor])
+		return bad(p, "duplicate weight for class %s", cls);
+	p->seen_cw[minor] = true;
+	for (i = 0; i < ch->ncw; i++)
+		if (ch->cw[i].minor == minor)
+			break;
+	if (i == ch->ncw) {
+		if (ch->ncw == AICLASS_MAX_CLASSES)
+			return bad(p, "too many class weights");
+		ch->ncw++;
+	}
+	ch->cw[i].major = major;
+	ch->cw[i].minor = minor;
+	ch->cw[i].weight = w;
+	return 0;
+}
+
+/*
+ * Parse "KEYWORD VALUE..." pairs from argv into *ch; later values replace
+ * earlier ones from another source (a preset), a keyword repeated in the
+ * same source is an error.  Returns 0 or EXIT_USAGE.
+ */
+static int parse_keywords(struct parse_ctx *p, int argc, char **argv,
+			  struct ac_change *ch)
+{
+	struct ac_config *c = &ch->opts;
+	int i = 0;
+
+	while (i < argc) {
+		const char *kw = argv[i++];
+		const struct ac_opt *o;
+		int err, n;
+
+		if (!strcmp(kw, "weight")) {
+			if (i >= argc || !strchr(argv[i], '='))
+				return bad(p, "\"weight\" needs CLASS=WEIGHT, "
+					   "such as weight 1:11=4");
+			while (i < argc && strchr(argv[i], '=')) {
+				err = parse_class_weight(p, argv[i++], ch);
+				if (err)
+					return err;
+			}
+			continue;
+		}
+		o = ac_opt_by_name(kw);
+		if (!o)
+			return bad(p, "unknown keyword \"%s\"", kw);
+		if (p->seen & AC_BIT(o->attr))
+			return bad(p, "duplicate \"%s\"", kw);
+		p->seen |= AC_BIT(o->attr);
+		if (i >= argc)
+			return bad(p, "\"%s\" needs a value", kw);
+
+		switch (o->unit) {
+		case AC_WEIGHTS:
+			for (n = 0; i < argc && !is_keyword(argv[i]); n++, i++) {
+				uint64_t w;
+
+				if (n == AICLASS_MAX_TRAIN_CLASSES)
+					return bad(p, "more than %d weights",
+						   AICLASS_MAX_TRAIN_CLASSES);
+				if (ac_parse_u64(argv[i], &w) || w > UINT32_MAX)
+					return bad(p, "invalid weight \"%s\" "
+						   "in \"weights\"", argv[i]);
+				c->weights[n] = w;
+			}
+			if (!n)
+				return bad(p, "\"weights\" needs at least one "
+					   "weight");
+			c->nweights = n;
+			break;
+		case AC_THRESHOLDS:
+			for (n = 0; i < argc && !is_keyword(argv[i]); n++, i++) {
+				uint64_t b;
+
+				if (n == AICLASS_MAX_LAT_BANDS)
+					return bad(p, "more than %d thresholds",
+						   AICLASS_MAX_LAT_BANDS - 1);
+				if (ac_parse_size(argv[i], &b) ||
+				    b > UINT32_MAX)
+					return bad(p, "invalid threshold \"%s\" "
+						   "(expected %s)", argv[i],
+						   unit_hint(o));
+				c->thresholds[n] = b;
+			}
+			if (!n)
+				return bad(p, "\"thresholds\" needs at least "
+					   "one size");
+			c->nthresholds = n;
+			break;
+		case AC_PRIOMAP:
+			memset(c->priomap, 0, sizeof(c->priomap));
+			for (n = 0; i < argc && !is_keyword(argv[i]); n++, i++) {
+				uint32_t major;
+				uint8_t minor;
+
+				if (n == AICLASS_PRIOMAP_LEN)
+					return bad(p, "more than %d priomap "
+						   "entries",
+						   AICLASS_PRIOMAP_LEN);
+				if (!strcmp(argv[i], "auto") ||
+				    !strcmp(argv[i], "0"))
+					minor = AICLASS_PRIOMAP_AUTO;
+				else if (ac_parse_minor(argv[i], &minor,
+							&major))
+					return bad(p, "invalid priomap entry "
+						   "\"%s\" (expected a class "
+						   "such as 1:2 or auto)",
+						   argv[i]);
+				c->priomap[n] = minor;
+			}
+			if (!n)
+				return bad(p, "\"priomap\" needs at least one "
+					   "entry");
+			break;
+		default:
+			err = parse_value(o, argv[i], &c->val[o->attr]);
+			if (err == -ERANGE)
+				return bad(p, "%s \"%s\" is out of range", kw,
+					   argv[i]);
+			if (err)
+				return bad(p, "invalid %s \"%s\" (expected %s)",
+					   kw, argv[i], unit_hint(o));
+			i++;
+			break;
+		}
+		c->have |= AC_BIT(o->attr);
+	}
+	return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Config files */
+
+struct file_cfg {
+	char dev[IF_NAMESIZE];
+	struct ac_change ch;
+};
+
+/* Split a line into words at blanks; '#' starts a comment. */
+static int split_words(char *line, char **w, int max)
+{
+	int n = 0;
+	char *s = line;
+
+	for (;;) {
+		while (*s && isspace((unsigned char)*s))
+			s++;
+		if (!*s || *s == '#')
+			break;
+		if (n == max)
+			return -1;
+		w[n++] = s;
+		while (*s && !isspace((unsigned char)*s) && *s != '#')
+			s++;
+		if (*s == '#') {
+			*s = '\0';
+			break;
+		}
+		if (*s)
+			*s++ = '\0';
+	}
+	return n;
+}
+
+static int parse_text(const char *name, const char *text, size_t len,
+		      struct file_cfg *fc, int depth);
+
+static int apply_profile_text(struct parse_ctx *p, const char *pname,
+			      struct file_cfg *fc, int depth)
+{
+	const struct profile *pr = find_profile(pname);
+	char where[64];
+
+	if (!pr)
+		return bad(p, "unknown profile \"%s\" (training, inference, "
+			   "mixed)", pname);
+	if (depth > 0)
+		return bad(p, "a profile cannot name another profile");
+	snprintf(where, sizeof(where), "profile %s", pr->name);
+	return parse_text(where, pr->text, strlen(pr->text), fc, depth + 1);
+}
+
+/*
+ * A config file: one "keyword value..." per line, the keywords of
+ * "aiclassctl set", plus "dev NAME" and "profile NAME" (a preset the
+ * rest of the file adjusts, given first).
+ */
+static int parse_text(const char *name, const char *text, size_t len,
+		      struct file_cfg *fc, int depth)
+{
+	struct parse_ctx p = { 0 };
+	char where[300], *buf, *line, *next;
+	bool body = false;
+	int lineno = 0, err = 0;
+
+	buf = malloc(len + 1);
+	if (!buf) {
+		ac_err("out of memory");
+		return EXIT_SYS;
+	}
+	memcpy(buf, text, len);
+	buf[len] = '\0';
+	for (line = buf; line && !err; line = next) {
+		char *w[64];
+		int n;
+
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		lineno++;
+		snprintf(where, sizeof(where), "%s:%d", name, lineno);
+		p.where = where;
+		n = split_words(line, w, ARRAY_SIZE(w));
+		if (n < 0) {
+			err = bad(&p, "line too long");
+		} else if (n == 0) {
+			continue;
+		} else if (!strcmp(w[0], "dev")) {
+			if (n != 2 || strlen(w[1]) >= IF_NAMESIZE)
+				err = bad(&p, "\"dev\" needs one device name");
+			else if (fc->dev[0])
+				err = bad(&p, "duplicate \"dev\"");
+			else
+				strcpy(fc->dev, w[1]);
+		} else if (!strcmp(w[0], "profile")) {
+			if (n != 2)
+				err = bad(&p, "\"profile\" needs one name");
+			else if (body)
+				err = bad(&p, "\"profile\" must come before "
+					  "the options it adjusts");
+			else
+				err = apply_profile_text(&p, w[1], fc, depth);
+			body = true;
+		} else {
+			body = true;
+			err = parse_keywords(&p, n, w, &fc->ch);
+		}
+	}
+	free(buf);
+	return err;
+}
+
+static int read_file(const char *path, struct file_cfg *fc)
+{
+	char *text = NULL;
+	size_t len = 0, cap = 0;
+	FILE *f;
+	int err;
+
+	f = fopen(path, "r");
+	if (!f) {
+		ac_err("cannot open %s: %s", path, strerror(errno));
+		return EXIT_USAGE;
+	}
+	for (;;) {
+		size_t n;
+
+		if (cap - len < 4096) {
+			char *t;
+
+			cap = cap ? 2 * cap : 8192;
+			if (cap > (1 << 20)) {
+				ac_err("%s: file too large", path);
+				err = EXIT_USAGE;
+				goto out;
+			}
+			t = realloc(text, cap);
+			if (!t) {
+				ac_err("out of memory");
+				err = EXIT_SYS;
+				goto out;
+			}
+			text = t;
+		}
+		n = fread(text + len, 1, cap - len, f);
+		len += n;
+		if (n == 0)
+			break;
+	}
+	if (ferror(f)) {
+		ac_err("cannot read %s", path);
+		err = EXIT_USAGE;
+		goto out;
+	}
+	err = parse_text(path, text, len, fc, 0);
+out:
+	free(text);
+	fclose(f);
+	return err;
+}
+
+/* ------------------------------------------------------------------ */
+/* Applying a change */
+
+enum op_kind { OP_QDISC, OP_CLASS };
+
+struct op {
+	enum op_kind kind;
+	struct ac_instance *in;
+	struct ac_config opts, undo_opts;	/* OP_QDISC */
+	uint8_t minor;				/* OP_CLASS */
+	uint32_t weight, undo_weight;
+	bool can_undo;
+};
+
+static void class_name(char *buf, size_t len, const struct ac_instance *in,
+		       uint8_t minor)
+{
+	snprintf(buf, len, "%x:%x", in->handle >> 16, minor);
+}
+
+static uint32_t cur_weight(const struct ac_instance *in, uint8_t minor,
+			   bool *known)
+{
+	int i;
+
+	for (i = 0; i < in->ncls; i++) {
+		const struct ac_class *cl = &in->cls[i];
+
+		if ((cl->classid & 0xffff) != minor)
+			continue;
+		if (cl->have & AC_BIT(TCA_AICLASS_CSTATS_WEIGHT)) {
+			*known = true;
+			return cl->cs[TCA_AICLASS_CSTATS_WEIGHT];
+		}
+	}
+	if (minor >= AICLASS_TRAIN_MINOR_MIN &&
+	    minor - AICLASS_TRAIN_MINOR_MIN < in->cfg.nweights) {
+		*known = true;
+		return in->cfg.weights[minor - AICLASS_TRAIN_MINOR_MIN];
+	}
+	*known = false;
+	return 0;
+}
+
+/* The options of c, with the values they have now in *cur. */
+static bool undo_config(const struct ac_config *c, const struct ac_config *cur,
+			struct ac_config *u)
+{
+	int i;
+
+	memset(u, 0, sizeof(*u));
+	for (i = 0; i <= TCA_AICLASS_MAX; i++) {
+		if (!(c->have & AC_BIT(i)))
+			continue;
+		if (!(cur->have & AC_BIT(i)))
+			return false;
+		u->have |= AC_BIT(i);
+		u->val[i] = cur->val[i];
+	}
+	memcpy(u->weights, cur->weights, sizeof(u->weights));
+	u->nweights = cur->nweights;
+	memcpy(u->thresholds, cur->thresholds, sizeof(u->thresholds));
+	u->nthresholds = cur->nthresholds;
+	memcpy(u->priomap, cur->priomap, sizeof(u->priomap));
+	return true;
+}
+
+static int count_of(const struct ac_config *now, const struct ac_config *ch,
+		    int attr, int def)
+{
+	if (ch->have & AC_BIT(attr))
+		return ch->val[attr];
+	if (now->have & AC_BIT(attr))
+		return now->val[attr];
+	return def;
+}
+
+/* Does the class exist once the qdisc options are applied? */
+static bool class_exists(const struct ac_instance *in,
+			 const struct ac_config *ch, uint8_t minor)
+{
+	int lat = count_of(&in->cfg, ch, TCA_AICLASS_LAT_BANDS,
+			   AICLASS_DEF_LAT_BANDS);
+	int trn = count_of(&in->cfg, ch, TCA_AICLASS_TRAIN_CLASSES,
+			   AICLASS_DEF_TRAIN_CLASSES);
+
+	if (minor >= AICLASS_LAT_MINOR_MIN && minor <= AICLASS_LAT_MINOR_MAX)
+		return minor < AICLASS_LAT_MINOR_MIN + lat;
+	return minor >= AICLASS_TRAIN_MINOR_MIN &&
+	       minor < AICLASS_TRAIN_MINOR_MIN + trn;
+}
+
+static int unknown_class(const struct ac_instance *in,
+			 const struct ac_config *ch, uint8_t minor)
+{
+	int lat = count_of(&in->cfg, ch, TCA_AICLASS_LAT_BANDS,
+			   AICLASS_DEF_LAT_BANDS);
+	int trn = count_of(&in->cfg, ch, TCA_AICLASS_TRAIN_CLASSES,
+			   AICLASS_DEF_TRAIN_CLASSES);
+	unsigned int maj = in->handle >> 16;
+	char name[16];
+
+	class_name(name, sizeof(name), in, minor);
+	ac_err("class %s does not exist on %s: aiclass %x: has latency bands "
+	       "%x:1-%x:%x and training classes %x:11-%x:%x", name, in->dev,
+	       maj, maj, maj, lat, maj, maj, 0x10 + trn);
+	return EXIT_NODEV;
+}
+
+static void describe(char *buf, size_t len, const struct op *op)
+{
+	char h[16];
+
+	if (op->kind == OP_CLASS) {
+		class_name(h, sizeof(h), op->in, op->minor);
+		snprintf(buf, len, "%s class %s", op->in->dev, h);
+	} else {
+		ac_fmt_handle(h, sizeof(h), op->in->handle);
+		snprintf(buf, len, "%s qdisc aiclass %s", op->in->dev, h);
+	}
+}
+
+static int send_op(struct nl_sock *sk, const struct op *op, bool undo,
+		   struct ac_nlerr *e)
+{
+	if (op->kind == OP_QDISC)
+		return ac_send_qdisc_opts(sk, op->in,
+					  undo ? &op->undo_opts : &op->opts,
+					  false, e);
+	return ac_send_class_weight(sk, op->in, op->minor,
+				    undo ? op->undo_weight : op->weight, e);
+}
+
+/* Undo ops[0..n-1], newest first.  Returns 0 if all were undone. */
+static int roll_back(struct nl_sock *sk, struct op *ops, int n)
+{
+	struct ac_nlerr e;
+	char what[96];
+	int failed = 0;
+
+	while (n-- > 0) {
+		describe(what, sizeof(what), &ops[n]);
+		if (!ops[n].can_undo) {
+			ac_err("rollback: %s: previous value unknown, left "
+			       "as changed", what);
+			failed++;
+			continue;
+		}
+		if (send_op(sk, &ops[n], true, &e) < 0) {
+			ac_report_nlerr("rollback", &e);
+			ac_err("rollback of %s failed; it keeps the new "
+			       "value", what);
+			failed++;
+		}
+	}
+	if (!failed)
+		fprintf(stderr, "%s: nothing was changed (earlier steps "
+			"rolled back)\n", progname);
+	return failed;
+}
+
+struct target {
+	const char *dev;
+	uint32_t handle;	/* 0 = every aiclass on dev */
+	bool create;		/* install a root aiclass if there is none */
+};
+
+/* A new root aiclass 1: carrying every option of *ch. */
+static int create_root(struct nl_sock *sk, int ifindex, const char *dev,
+		       const struct ac_change *ch)
+{
+	struct ac_instance in = {
+		.ifindex = ifindex,
+		.handle = 0x10000,
+		.parent = TC_H_ROOT,
+	};
+	struct ac_config c = ch->opts;
+	struct ac_nlerr e;
+	char what[64];
+	int i, trn;
+
+	snprintf(in.dev, sizeof(in.dev), "%s", dev);
+	trn = count_of(&in.cfg, &c, TCA_AICLASS_TRAIN_CLASSES,
+		       AICLASS_DEF_TRAIN_CLASSES);
+	/* per-class weights go in the WEIGHTS list of the new qdisc */
+	for (i = 0; i < ch->ncw; i++) {
+		const struct ac_class_weight *w = &ch->cw[i];
+		int idx = w->minor - AICLASS_TRAIN_MINOR_MIN;
+
+		if ((w->major && w->major != 1) ||
+		    !class_exists(&in, &c, w->minor))
+			return unknown_class(&in, &c, w->minor);
+		if (w->minor < AICLASS_TRAIN_MINOR_MIN) {
+			ac_err("class 1:%x is a latency band: weights apply "
+			       "to training classes 1:11 to 1:%x", w->minor,
+			       0x10 + trn);
+			return EXIT_USAGE;
+		}
+		if (!(c.have & AC_BIT(TCA_AICLASS_WEIGHTS))) {
+			c.have |= AC_BIT(TCA_AICLASS_WEIGHTS);
+			c.nweights = 0;
+		}
+		while (c.nweights <= idx)
+			c.weights[c.nweights++] = AICLASS_DEF_WEIGHT;
+		c.weights[idx] = w->weight;
+	}
+	snprintf(what, sizeof(what), "install aiclass on %s", dev);
+	if (ac_send_qdisc_opts(sk, &in, &c, true, &e) < 0)
+		return ac_report_nlerr(what, &e);
+	return EXIT_OK;
+}
+
+static int execute(struct nl_sock *sk, const struct target *tg,
+		   const struct ac_change *ch)
+{
+	struct ac_state st;
+	struct op *ops = NULL;
+	int nops = 0, i, k, n, done, ifindex, err;
+	struct ac_nlerr e;
+	char what[96];
+
+	ifindex = ac_dev_index(sk, tg->dev);
+	if (ifindex < 0)
+		return -ifindex;
+	err = ac_read_state(sk, ifindex, &st);
+	if (err)
+		return err;
+	if (tg->handle) {
+		for (i = n = 0; i < st.ninst; i++)
+			if (st.inst[i].handle == tg->handle)
+				st.inst[n++] = st.inst[i];
+		st.ninst = n;
+	}
+	if (!st.ninst) {
+		ac_free_state(&st);
+		if (tg->create && !tg->handle)
+			return create_root(sk, ifindex, tg->dev, ch);
+		if (tg->handle)
+			ac_err("device \"%s\" has no aiclass qdisc with handle "
+			       "%x:", tg->dev, tg->handle >> 16);
+		else
+			ac_err("device \"%s\" has no aiclass qdisc (install "
+			       "one with: tc qdisc add dev %s root handle 1: "
+			       "aiclass, or aiclassctl apply --create)",
+			       tg->dev, tg->dev);
+		return EXIT_NODEV;
+	}
+
+	/* Check everything before sending anything. */
+	ops = calloc(st.ninst * (1 + ch->ncw), sizeof(*ops));
+	if (!ops) {
+		ac_free_state(&st);
+		ac_err("out of memory");
+		return EXIT_SYS;
+	}
+	err = EXIT_OK;
+	for (i = 0; i < st.ninst && !err; i++) {
+		struct ac_instance *in = &st.inst[i];
+
+		if (ch->opts.have) {
+			struct op *op = &ops[nops++];
+
+			op->kind = OP_QDISC;
+			op->in = in;
+			op->opts = ch->opts;
+			op->can_undo = undo_config(&ch->opts, &in->cfg,
+						   &op->undo_opts);
+		}
+		for (k = 0; k < ch->ncw && !err; k++) {
+			const struct ac_class_weight *w = &ch->cw[k];
+			struct op *op;
+
+			if (w->major && w->major != in->handle >> 16) {
+				char c[16], h[16];
+
+				snprintf(c, sizeof(c), "%x:%x", w->major,
+					 w->minor);
+				ac_err("class %s does not belong to aiclass %s "
+				       "on %s", c, ac_fmt_handle(h, sizeof(h),
+				       in->handle), in->dev);
+				err = EXIT_NODEV;
+				break;
+			}
+			if (!class_exists(in, &ch->opts, w->minor)) {
+				err = unknown_class(in, &ch->opts, w->minor);
+				break;
+			}
+			op = &ops[nops++];
+			op->kind = OP_CLASS;
+			op->in = in;
+			op->minor = w->minor;
+			op->weight = w->weight;
+			op->undo_weight = cur_weight(in, w->minor,
+						     &op->can_undo);
+		}
+	}
+
+	/* Qdisc options first, then class weights; undo on refusal. */
+	for (done = 0; done < nops && !err; done++) {
+		if (send_op(sk, &ops[done], false, &e) == 0)
+			continue;
+		describe(what, sizeof(what), &ops[done]);
+		err = ac_report_nlerr(what, &e);
+		if (done && roll_back(sk, ops, done))
+			ac_err("the change is partly applied; check with "
+			       "aiclassctl show dev %s", tg->dev);
+	}
+	free(ops);
+	ac_free_state(&st);
+	return err;
+}
+
+/* ------------------------------------------------------------------ */
+/* Commands */
+
+/* Takes "dev DEV", "handle H" and "--create" out of argv. */
+static int take_target(int *argc, char **argv, struct target *tg,
+		       bool allow_create)
+{
+	int i, n = 0;
+
+	for (i = 0; i < *argc; i++) {
+		if (!strcmp(argv[i], "dev") && i + 1 < *argc) {
+			if (tg->dev) {
+				ac_err("duplicate \"dev\"");
+				return EXIT_USAGE;
+			}
+			tg->dev = argv[++i];
+		} else if (!strcmp(argv[i], "handle") && i + 1 < *argc) {
+			if (ac_parse_handle(argv[++i], &tg->handle)) {
+				ac_err("invalid handle \"%s\" (expected such "
+				       "as 1:)", argv[i]);
+				return EXIT_USAGE;
+			}
+		} else if (allow_create && !strcmp(argv[i], "--create")) {
+			tg->create = true;
+		} else {
+			argv[n++] = argv[i];
+		}
+	}
+	*argc = n;
+	return 0;
+}
+
+int cmd_set(struct nl_sock *sk, int argc, char **argv)
+{
+	struct parse_ctx p = { .where = "set" };
+	struct target tg = { 0 };
+	struct ac_change ch;
+	int err;
+
+	memset(&ch, 0, sizeof(ch));
+	err = take_target(&argc, argv, &tg, false);
+	if (err)
+		return err;
+	if (!tg.dev) {
+		ac_err("set: \"dev DEV\" is required");
+		return EXIT_USAGE;
+	}
+	err = parse_keywords(&p, argc, argv, &ch);
+	if (err)
+		return err;
+	if (!ch.opts.have && !ch.ncw) {
+		ac_err("set: nothing to change (see aiclassctl --help)");
+		return EXIT_USAGE;
+	}
+	return execute(sk, &tg, &ch);
+}
+
+int cmd_apply(struct nl_sock *sk, int argc, char **argv)
+{
+	struct target tg = { 0 };
+	struct file_cfg *fc;
+	int err;
+
+	err = take_target(&argc, argv, &tg, true);
+	if (err)
+		return err;
+	if (argc != 1) {
+		ac_err("apply: usage: aiclassctl apply FILE [dev DEV] "
+		       "[handle H] [--create]");
+		return EXIT_USAGE;
+	}
+	fc = calloc(1, sizeof(*fc));
+	if (!fc) {
+		ac_err("out of memory");
+		return EXIT_SYS;
+	}
+	err = read_file(argv[0], fc);
+	if (!err) {
+		if (!tg.dev)
+			tg.dev = fc->dev[0] ? fc->dev : NULL;
+		if (!tg.dev) {
+			ac_err("apply: %s names no device; add \"dev DEV\" "
+			       "to the file or the command", argv[0]);
+			err = EXIT_USAGE;
+		} else if (!fc->ch.opts.have && !fc->ch.ncw && !tg.create) {
+			ac_err("apply: %s sets nothing", argv[0]);
+			err = EXIT_USAGE;
+		} else {
+			err = execute(sk, &tg, &fc->ch);
+		}
+	}
+	free(fc);
+	return err;
+}
+
+int cmd_profile(struct nl_sock *sk, int argc, char **argv)
+{
+	struct target tg = { 0 };
+	const struct profile *pr;
+	struct file_cfg *fc;
+	bool print = false;
+	size_t i;
+	int err, n = 0, k;
+
+	if (argc == 1 && !strcmp(argv[0], "list")) {
+		for (i = 0; i < ARRAY_SIZE(profiles); i++)
+			printf("%-10s %s\n", profiles[i].name,
+			       profiles[i].summary);
+		return EXIT_OK;
+	}
+	err = take_target(&argc, argv, &tg, true);
+	if (err)
+		return err;
+	for (k = 0; k < argc; k++) {
+		if (!strcmp(argv[k], "--print"))
+			print = true;
+		else
+			argv[n++] = argv[k];
+	}
+	if (n != 1 || (!print && !tg.dev)) {
+		ac_err("profile: usage: aiclassctl profile NAME dev DEV "
+		       "[handle H] [--create] | profile NAME --print | "
+		       "profile list");
+		return EXIT_USAGE;
+	}
+	pr = find_profile(argv[0]);
+	if (!pr) {
+		ac_err("unknown profile \"%s\" (training, inference, mixed)",
+		       argv[0]);
+		return EXIT_USAGE;
+	}
+	if (print) {
+		printf("# aiclassctl profile %s\n%s", pr->name, pr->text);
+		return EXIT_OK;
+	}
+	fc = calloc(1, sizeof(*fc));
+	if (!fc) {
+		ac_err("out of memory");
+		return EXIT_SYS;
+	}
+	err = parse_text(argv[0], pr->text, strlen(pr->text), fc, 1);
+	if (!err)
+		err = execute(sk, &tg, &fc->ch);
+	free(fc);
+	return err;
+}
