@@ -31,6 +31,12 @@
 
 #define AIC_MSG_MAX	1024	/* bound passed to addattr_*(), as tc does */
 
+/* The last training class minor that can exist: 1:1a.  sch_aiclass.h's
+ * AICLASS_TRAIN_MINOR_MAX (0x20) is the end of the reserved range, but
+ * there are at most AICLASS_MAX_TRAIN_CLASSES classes from 1:11 up.
+ */
+#define AIC_TRAIN_MINOR_LAST	(AICLASS_TRAIN_MINOR_MIN + AICLASS_MAX_TRAIN_CLASSES - 1)
+
 #define ARRAY_SIZE(a)	(sizeof(a) / sizeof((a)[0]))
 
 /* How an option's value is written and read. */
@@ -93,9 +99,9 @@ static const struct aiclass_opt aiclass_opts[] = {
 	AIC_OPT("roce_port", TCA_AICLASS_ROCE_PORT, AIC_PORT, 2,
 		0, 65535),
 	AIC_OPT("priomap", TCA_AICLASS_PRIOMAP, AIC_PRIOMAP, 1,
-		0, AICLASS_TRAIN_MINOR_MAX),
+		0, AIC_TRAIN_MINOR_LAST),
 	AIC_OPT("default_class", TCA_AICLASS_DEFAULT_CLASS, AIC_CLASS, 1,
-		AICLASS_TRAIN_MINOR_MIN, AICLASS_TRAIN_MINOR_MAX),
+		AICLASS_TRAIN_MINOR_MIN, AIC_TRAIN_MINOR_LAST),
 	AIC_OPT("lat_limit", TCA_AICLASS_LAT_LIMIT, AIC_COUNT, 4,
 		1, AICLASS_MAX_LIMIT),
 	AIC_OPT("quantum", TCA_AICLASS_QUANTUM, AIC_BYTES, 4,
@@ -125,11 +131,13 @@ static void explain(void)
 		"                   [ priomap C0 ... C15 ] [ default_class CLASSID ]\n"
 		"                   [ lat_limit PACKETS ] [ quantum BYTES ]\n"
 		"Latency bands are 1:1 .. 1:N (N 1..%d, default %d), training classes\n"
-		"1:11 .. 1:20 in hex, the first M of them (M 1..%d, default %d).  W 1..%d;\n"
-		"BYTES, TIME and RATE take tc's units (64kb, 10ms, 10gbit); ce_threshold 0\n"
-		"and rate 0 are off.\n"
+		"1:11 .. 1:%x (hex minors), the first M of them (M 1..%d, default %d).\n"
+		"W 1..%d.  "
+		"BYTES, TIME and RATE take tc's units (64kb, 10ms, 10gbit);\n"
+		"ce_threshold 0 and rate 0 are off.\n"
 		"A priomap entry is a class (1:2, 1:11, or the minor alone: 2, 11) or auto.\n",
 		AICLASS_MAX_LAT_BANDS, AICLASS_DEF_LAT_BANDS,
+		AIC_TRAIN_MINOR_LAST,
 		AICLASS_MAX_TRAIN_CLASSES, AICLASS_DEF_TRAIN_CLASSES,
 		AICLASS_MAX_WEIGHT);
 }
@@ -138,9 +146,9 @@ static void cexplain(void)
 {
 	fprintf(stderr,
 		"Usage: ... aiclass weight WEIGHT\n"
-		"WEIGHT is the DRR weight of a training class (1:11 .. 1:20), %d..%d.\n"
+		"WEIGHT is the DRR weight of a training class (1:11 .. 1:%x), %d..%d.\n"
 		"Latency bands have no options.\n",
-		AICLASS_MIN_WEIGHT, AICLASS_MAX_WEIGHT);
+		AIC_TRAIN_MINOR_LAST, AICLASS_MIN_WEIGHT, AICLASS_MAX_WEIGHT);
 }
 
 static const struct aiclass_opt *aiclass_find_opt(const char *name)
@@ -203,7 +211,7 @@ static bool aiclass_class_ok(__u64 minor)
 	return (minor >= AICLASS_LAT_MINOR_MIN &&
 		minor <= AICLASS_LAT_MINOR_MAX) ||
 	       (minor >= AICLASS_TRAIN_MINOR_MIN &&
-		minor <= AICLASS_TRAIN_MINOR_MAX);
+		minor <= AIC_TRAIN_MINOR_LAST);
 }
 
 /* Read one scalar value of @o from @arg; 0, or -1 after a message. */
@@ -250,7 +258,7 @@ static int aiclass_get_value(const struct aiclass_opt *o, const char *arg,
 			fprintf(stderr,
 				"Illegal \"%s\": \"%s\" is not an aiclass class (1:1..1:%x, 1:%x..1:%x)\n",
 				o->name, arg, AICLASS_LAT_MINOR_MAX,
-				AICLASS_TRAIN_MINOR_MIN, AICLASS_TRAIN_MINOR_MAX);
+				AICLASS_TRAIN_MINOR_MIN, AIC_TRAIN_MINOR_LAST);
 			return -1;
 		}
 		break;
