@@ -1,0 +1,85 @@
+# SPDX-License-Identifier: GPL-2.0
+# aiclass: the sch_aiclass qdisc module (Kbuild), the tc plugin (tc/), the
+# aiclassctl tool (tools/) and the targets that install, check and demo them.
+#
+#   make                 module, tc plugin, tool
+#   make deps            Debian packages for everything below (as root)
+#   make check           deps, build, check-static, check-dkms, vmcheck
+#   make demo            training vs inference through pfifo_fast and aiclass
+#   make install         module + depmod, tc plugin, tool, man pages
+#   make dkms            register with DKMS, build and install for $(KVER)
+#
+# KVER/KDIR: the running kernel when its headers exist, else the kernel the
+# test bed boots (tools/vm/kver: $AICLASS_KERNEL or the newest packaged 6.1).
+
+UNAME_R := $(shell uname -r)
+ifneq ($(AICLASS_KERNEL),)
+KVER ?= $(AICLASS_KERNEL)
+else ifneq ($(wildcard /lib/modules/$(UNAME_R)/build),)
+KVER ?= $(UNAME_R)
+else
+KVER ?= $(shell tools/vm/kver 2>/dev/null || \
+	ls -d /usr/src/linux-headers-*-amd64 2>/dev/null | \
+	sed 's|.*/linux-headers-||' | sort -V | tail -n 1)
+endif
+KDIR ?= /lib/modules/$(KVER)/build
+
+VERSION := $(shell cat VERSION 2>/dev/null || \
+	git describe --always --dirty 2>/dev/null || echo 0)
+DESTDIR ?=
+SBINDIR ?= /usr/local/sbin
+
+SUBDIRS := $(patsubst %/Makefile,%,$(wildcard tc/Makefile tools/Makefile))
+TESTS ?=
+VM_TIMEOUT ?= 900
+
+all: module $(SUBDIRS)
+
+module:
+	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
+
+$(SUBDIRS):
+	$(MAKE) -C $@
+
+deps:
+	tools/deps
+
+check:
+	$(MAKE) deps
+	$(MAKE) all
+	$(MAKE) check-static
+	$(MAKE) check-dkms
+	$(MAKE) vmcheck
+
+check-static:
+	tools/check-static $(KDIR)
+
+check-dkms:
+	tools/check-dkms $(VERSION) $(KVER)
+
+vmcheck:
+	AICLASS_KERNEL=$(KVER) AICLASS_VM_TIMEOUT=$(VM_TIMEOUT) selftests/run $(TESTS)
+
+demo:
+	$(MAKE) deps
+	$(MAKE) all
+	AICLASS_KERNEL=$(KVER) tools/vm/run -t 400 -- tools/demo.sh
+
+install: all
+	install -D -m 0644 sch_aiclass.ko \
+		$(DESTDIR)/lib/modules/$(KVER)/extra/sch_aiclass.ko
+	if [ -z "$(DESTDIR)" ]; then depmod -a $(KVER); fi
+	$(foreach d,$(SUBDIRS),$(MAKE) -C $(d) install DESTDIR=$(DESTDIR) SBINDIR=$(SBINDIR) &&) true
+
+# DKMS on a real machine: rebuilt for every kernel the machine installs.
+dkms:
+	tools/dkms-src $(VERSION)
+	dkms add -m aiclass -v $(VERSION)
+	dkms install -m aiclass -v $(VERSION) -k $(KVER)
+
+clean:
+	if [ -d $(KDIR) ]; then $(MAKE) -C $(KDIR) M=$(CURDIR) clean; fi
+	$(foreach d,$(SUBDIRS),$(MAKE) -C $(d) clean &&) true
+
+.PHONY: all module $(SUBDIRS) deps check check-static check-dkms vmcheck \
+	demo install dkms clean
