@@ -132,6 +132,8 @@ struct ac_nlerr {
 	int err;			/* kernel's errno (positive), 0 = none */
 	int nlerr;			/* libnl error (positive) if local */
 	char msg[256];			/* NLMSGERR_ATTR_MSG, or "" */
+	int msgtype;			/* RTM_* of the refused request */
+	int bad_attr;			/* TCA_OPTIONS member it blamed, or 0 */
 };
 
 int ac_nl_open(struct nl_sock **skp);

@@ -99,11 +99,13 @@ int ac_dev_index(struct nl_sock *sk, const char *dev)
 
 struct req_ctx {
 	struct ac_nlerr *e;
+	struct nl_msg *sent;
 	nl_recvmsg_msg_cb_t valid;
 	void *arg;
 };
 
-static void copy_extack(struct nlmsghdr *h, char *out, size_t outlen)
+static void copy_extack(struct nlmsghdr *h, char *out, size_t outlen,
+			uint32_t *offs)
 {
 	struct nlmsgerr *err = nlmsg_data(h);
 	struct nlattr *tb[NLMSGERR_ATTR_MAX + 1];
@@ -111,6 +113,7 @@ static void copy_extack(struct nlmsghdr *h, char *out, size_t outlen)
 	int len;
 
 	out[0] = '\0';
+	*offs = 0;
 	if (!(h->nlmsg_flags & NLM_F_ACK_TLVS))
 		return;
 	/* Unless capped, the request we sent sits between the two. */
@@ -134,6 +137,37 @@ static void copy_extack(struct nlmsghdr *h, char *out, size_t outlen)
 		while (n && (out[n - 1] == '\n' || out[n - 1] == '.'))
 			out[--n] = '\0';
 	}
+	if (tb[NLMSGERR_ATTR_OFFS] && nla_len(tb[NLMSGERR_ATTR_OFFS]) >= 4)
+		*offs = nla_get_u32(tb[NLMSGERR_ATTR_OFFS]);
+}
+
+/*
+ * The kernel blames an attribute by its offset in our request: find the
+ * member of TCA_OPTIONS that holds that offset.
+ */
+static int blamed_option(struct nl_msg *sent, uint32_t offs)
+{
+	struct nlmsghdr *h = nlmsg_hdr(sent);
+	struct nlattr *a, *o;
+	int rem, rem2;
+
+	if (!offs)
+		return 0;
+	nlmsg_for_each_attr(a, h, sizeof(struct tcmsg), rem) {
+		uint32_t start = (char *)a - (char *)h;
+
+		if (offs < start || offs >= start + nla_total_size(nla_len(a)))
+			continue;
+		if (nla_type(a) != TCA_OPTIONS)
+			return 0;
+		nla_for_each_nested(o, a, rem2) {
+			start = (char *)o - (char *)h;
+			if (offs >= start &&
+			    offs < start + nla_total_size(nla_len(o)))
+				return nla_type(o);
+		}
+	}
+	return 0;
 }
 
 /* First look at every message: keep the error and extack text. */
@@ -143,15 +177,18 @@ static int msg_in_cb(struct nl_msg *msg, void *arg)
 	struct nlmsghdr *h = nlmsg_hdr(msg);
 	struct nlmsgerr *err;
 	char text[256];
+	uint32_t offs;
 
 	if (h->nlmsg_type != NLMSG_ERROR ||
 	    nlmsg_datalen(h) < (int)sizeof(*err))
 		return NL_OK;
 	err = nlmsg_data(h);
-	copy_extack(h, text, sizeof(text));
+	copy_extack(h, text, sizeof(text), &offs);
 	if (err->error) {
 		ctx->e->err = -err->error;
 		memcpy(ctx->e->msg, text, sizeof(text));
+		ctx->e->msgtype = nlmsg_hdr(ctx->sent)->nlmsg_type;
+		ctx->e->bad_attr = blamed_option(ctx->sent, offs);
 	} else if (text[0]) {
 		fprintf(stderr, "%s: warning: %s\n", progname, text);
 	}
@@ -187,19 +224,22 @@ static int valid_cb(struct nl_msg *msg, void *arg)
 static int ac_request(struct nl_sock *sk, struct nl_msg *msg,
 		      nl_recvmsg_msg_cb_t valid, void *arg, struct ac_nlerr *e)
 {
-	struct req_ctx ctx = { .e = e, .valid = valid, .arg = arg };
+	struct req_ctx ctx = {
+		.e = e, .sent = msg, .valid = valid, .arg = arg,
+	};
 	struct nl_cb *cb;
 	int err;
 
 	memset(e, 0, sizeof(*e));
 	err = nl_send_auto(sk, msg);
-	nlmsg_free(msg);
 	if (err < 0) {
+		nlmsg_free(msg);
 		e->nlerr = -err;
 		return -1;
 	}
 	cb = nl_cb_alloc(NL_CB_DEFAULT);
 	if (!cb) {
+		nlmsg_free(msg);
 		e->nlerr = NLE_NOMEM;
 		return -1;
 	}
@@ -209,6 +249,7 @@ static int ac_request(struct nl_sock *sk, struct nl_msg *msg,
 	nl_cb_err(cb, NL_CB_CUSTOM, err_cb, &ctx);
 	err = nl_recvmsgs(sk, cb);
 	nl_cb_put(cb);
+	nlmsg_free(msg);
 	if (e->err)
 		return -1;
 	if (err < 0) {
@@ -221,20 +262,26 @@ static int ac_request(struct nl_sock *sk, struct nl_msg *msg,
 int ac_report_nlerr(const char *what, const struct ac_nlerr *e)
 {
 	if (e->err == EPERM || e->err == EACCES) {
-		ac_err("%s: permission denied (changing a qdisc needs "
+		ac_err("permission denied for %s (changing a qdisc needs "
 		       "CAP_NET_ADMIN; run as root)", what);
 		return EXIT_PERM;
 	}
 	if (e->err) {
-		if (e->msg[0])
-			ac_err("%s: kernel refused: %s (%s)", what, e->msg,
-			       strerror(e->err));
-		else
-			ac_err("%s: kernel refused: %s", what,
-			       strerror(e->err));
+		const struct ac_opt *o = ac_opt_by_attr(e->bad_attr);
+		const char *at = NULL;
+
+		if (e->msgtype == RTM_NEWTCLASS &&
+		    e->bad_attr == TCA_AICLASS_CLASS_WEIGHT)
+			at = "weight";
+		else if (e->msgtype == RTM_NEWQDISC && o)
+			at = o->name;
+		ac_err("kernel refused %s: %s%s%s (%s)", what,
+		       e->msg[0] ? e->msg : strerror(e->err),
+		       at ? " at " : "", at ? at : "",
+		       e->msg[0] ? strerror(e->err) : "error");
 		return e->err == ENODEV ? EXIT_NODEV : EXIT_KERNEL;
 	}
-	ac_err("%s: netlink: %s", what, nl_geterror(e->nlerr));
+	ac_err("netlink error in %s: %s", what, nl_geterror(e->nlerr));
 	return EXIT_SYS;
 }
 
@@ -511,7 +558,8 @@ static int dump_classes(struct nl_sock *sk, struct ac_state *st, int ifindex)
 		free(d.cls);
 		if (d.error)
 			return -d.error;
-		return ac_report_nlerr("class dump", &e) ? -EIO : 0;
+		ac_report_nlerr("the class dump", &e);
+		return -EIO;
 	}
 	qsort(d.cls, d.ncls, sizeof(*d.cls), cmp_class);
 	for (i = 0; i < st->ninst; i++) {
@@ -548,7 +596,7 @@ int ac_read_state(struct nl_sock *sk, int ifindex, struct ac_state *st)
 		return EXIT_SYS;
 	}
 	if (ac_request(sk, msg, qdisc_cb, &d, &e) < 0)
-		return ac_report_nlerr("qdisc dump", &e);
+		return ac_report_nlerr("the qdisc dump", &e);
 	if (d.error) {
 		ac_err("qdisc dump: %s", strerror(d.error));
 		return EXIT_SYS;

@@ -574,15 +574,24 @@ static uint32_t cur_weight(const struct ac_instance *in, uint8_t minor,
 	return 0;
 }
 
-/* The options of c, with the values they have now in *cur. */
+/*
+ * The options of c, with the values they have now in *cur.  The kernel
+ * derives the thresholds again when lat_bands or elephant change, and
+ * keeps weights per class, so those are restored along with them.
+ */
 static bool undo_config(const struct ac_config *c, const struct ac_config *cur,
 			struct ac_config *u)
 {
+	uint64_t want = c->have;
 	int i;
 
+	if (want & (AC_BIT(TCA_AICLASS_LAT_BANDS) | AC_BIT(TCA_AICLASS_ELEPHANT)))
+		want |= AC_BIT(TCA_AICLASS_THRESHOLDS);
+	if (want & AC_BIT(TCA_AICLASS_TRAIN_CLASSES))
+		want |= AC_BIT(TCA_AICLASS_WEIGHTS);
 	memset(u, 0, sizeof(*u));
 	for (i = 0; i <= TCA_AICLASS_MAX; i++) {
-		if (!(c->have & AC_BIT(i)))
+		if (!(want & AC_BIT(i)))
 			continue;
 		if (!(cur->have & AC_BIT(i)))
 			return false;
@@ -645,10 +654,11 @@ static void describe(char *buf, size_t len, const struct op *op)
 
 	if (op->kind == OP_CLASS) {
 		class_name(h, sizeof(h), op->in, op->minor);
-		snprintf(buf, len, "%s class %s", op->in->dev, h);
+		snprintf(buf, len, "the change to %s class %s", op->in->dev, h);
 	} else {
 		ac_fmt_handle(h, sizeof(h), op->in->handle);
-		snprintf(buf, len, "%s qdisc aiclass %s", op->in->dev, h);
+		snprintf(buf, len, "the change to %s (aiclass %s)", op->in->dev,
+			 h);
 	}
 }
 
@@ -674,14 +684,14 @@ static int roll_back(struct nl_sock *sk, struct op *ops, int n)
 		describe(what, sizeof(what), &ops[n]);
 		if (!ops[n].can_undo) {
 			ac_err("rollback: %s: previous value unknown, left "
-			       "as changed", what);
+			       "as changed", what + strlen("the change to "));
 			failed++;
 			continue;
 		}
 		if (send_op(sk, &ops[n], true, &e) < 0) {
-			ac_report_nlerr("rollback", &e);
+			ac_report_nlerr("the rollback", &e);
 			ac_err("rollback of %s failed; it keeps the new "
-			       "value", what);
+			       "value", what + strlen("the change to "));
 			failed++;
 		}
 	}
@@ -736,7 +746,7 @@ static int create_root(struct nl_sock *sk, int ifindex, const char *dev,
 			c.weights[c.nweights++] = AICLASS_DEF_WEIGHT;
 		c.weights[idx] = w->weight;
 	}
-	snprintf(what, sizeof(what), "install aiclass on %s", dev);
+	snprintf(what, sizeof(what), "installing aiclass on %s", dev);
 	if (ac_send_qdisc_opts(sk, &in, &c, true, &e) < 0)
 		return ac_report_nlerr(what, &e);
 	return EXIT_OK;

@@ -166,7 +166,7 @@ static void print_xstats(FILE *f, const struct ac_instance *in)
 
 static void print_class_table(FILE *f, const struct ac_instance *in)
 {
-	char a[24], m[24], w[16], bl[24];
+	char a[24], m[24], w[16], fl[16], bl[24];
 	int i;
 
 	fprintf(f, "  %-6s %-8s %6s %10s %12s %6s %8s %5s %17s %10s %9s\n",
@@ -194,15 +194,17 @@ static void print_class_table(FILE *f, const struct ac_instance *in)
 			       cl->cs[TCA_AICLASS_CSTATS_SOJOURN_MAX]);
 		else
 			snprintf(m, sizeof(m), "-");
+		if (cl->have & AC_BIT(TCA_AICLASS_CSTATS_ACTIVE_FLOWS))
+			snprintf(fl, sizeof(fl), "%llu", (unsigned long long)
+				 cl->cs[TCA_AICLASS_CSTATS_ACTIVE_FLOWS]);
+		else
+			snprintf(fl, sizeof(fl), "-");
 		fprintf(f, "  %-6s %-8s %6s %10llu %12llu %6u %8s %5s %8s/%-8s ",
 			name, class_kind(cl), w,
 			(unsigned long long)cl->b.packets,
 			(unsigned long long)cl->b.bytes, cl->b.drops,
 			ac_fmt_size(bl, sizeof(bl), cl->b.backlog),
-			cl->have & AC_BIT(TCA_AICLASS_CSTATS_ACTIVE_FLOWS) ?
-			(snprintf(w, sizeof(w), "%llu", (unsigned long long)
-				  cl->cs[TCA_AICLASS_CSTATS_ACTIVE_FLOWS]), w) :
-			"-", a, m);
+			fl, a, m);
 		print_rate(f, cl->rate_bytes, cl->rate_pkts);
 		fputc('\n', f);
 	}
@@ -249,7 +251,6 @@ static void json_rate(struct ac_json *j, double rb, double rp)
 static void json_options(struct ac_json *j, const struct ac_instance *in)
 {
 	const struct ac_config *c = &in->cfg;
-	char v[32];
 	int i, k;
 
 	jw_obj_open(j, "options");
@@ -274,15 +275,11 @@ static void json_options(struct ac_json *j, const struct ac_instance *in)
 			jw_arr_close(j);
 			break;
 		case AC_PRIOMAP:
+			/* class minors as numbers, 0 = auto (as tc -j) */
 			jw_arr_open(j, o->name);
 			for (k = 0; k < AICLASS_PRIOMAP_LEN; k++)
-				jw_str(j, NULL, fmt_minor(v, sizeof(v), in,
-							  c->priomap[k]));
+				jw_u64(j, NULL, c->priomap[k]);
 			jw_arr_close(j);
-			break;
-		case AC_CLASS:
-			jw_str(j, o->name, fmt_minor(v, sizeof(v), in,
-						     c->val[o->attr]));
 			break;
 		default:
 			jw_u64(j, o->name, c->val[o->attr]);
