@@ -35,6 +35,8 @@ TOP=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 export TOP
 
 # The tc plugin, once built, teaches the distribution's tc our options.
+# (TC_LIB_DIR also hides Debian's netem distribution tables: netem's
+# "distribution" keyword needs TC_LIB_DIR=/usr/lib/x86_64-linux-gnu/tc.)
 if [ -f "$TOP/tc/q_aiclass.so" ]; then
 	export TC_LIB_DIR="$TOP/tc"
 fi
@@ -320,7 +322,7 @@ dumbbell_setup() {
 		for ns in "$SND:$SND_IF" "$RTR:$RTR_IN" "$RTR:$RTR_OUT" "$RCV:$RCV_IF"; do
 			dev=${ns#*:}
 			ns_exec "${ns%%:*}" ethtool -K "$dev" gso off tso off gro off \
-				>/dev/null 2>&1
+				>/dev/null 2>&1 || true
 		done
 	fi
 	if [ -n "$rate" ]; then
