@@ -1,0 +1,418 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# aiclassctl against the real module: show (text and JSON, checked against
+# tc -s -j), set (changes exactly what it names; refusals change nothing
+# and show the kernel's message), watch under tmux, apply and the presets,
+# error messages and exit codes, valgrind.  Runs on a dummy device with
+# IPv6 off, so that nothing but our own pings goes through the qdisc.
+. "$(dirname "$0")/lib.sh"
+
+DEV=aicctl0
+DEV2=aicctl1
+CTL=$TOP/tools/aiclassctl
+TMP=$(mktemp -d)
+
+ctl() {
+	"$CTL" "$@"
+}
+
+# fresh_qdisc [DEV]: a default aiclass 1: as root, counters at zero.
+fresh_qdisc() {
+	local dev=${1:-$DEV}
+	tc qdisc del dev "$dev" root 2>/dev/null || true
+	tc qdisc add dev "$dev" root handle 1: aiclass
+}
+
+# snapshot FILE: our own JSON, one sample (no rates).
+snapshot() {
+	ctl show dev "$DEV" --json --interval 0 >"$1"
+}
+
+# A few ICMP packets through the qdisc (the neighbour is static, the
+# dummy device drops them after the qdisc).
+ping_some() {
+	ping -c "${1:-5}" -i 0.2 -w 3 10.77.0.2 >/dev/null 2>&1 || true
+}
+
+# expect_rc WANT CMD...: run CMD, keep stderr in $TMP/err, check the exit.
+expect_rc() {
+	local want=$1 rc=0
+	shift
+	"$@" >"$TMP/out" 2>"$TMP/err" || rc=$?
+	sed 's/^/  stderr: /' "$TMP/err"
+	[ "$rc" -eq "$want" ] || fail "'$*' exited $rc, expected $want"
+}
+
+expect_err() {
+	grep -qF -- "$1" "$TMP/err" || fail "stderr lacks \"$1\""
+}
+
+# same_config A B: options and class weights equal in two snapshots.
+same_config() {
+	python3 - "$1" "$2" <<'EOF' || fail "configuration changed"
+import json, sys
+a, b = (json.load(open(f))["instances"][0] for f in sys.argv[1:3])
+wa = {c["class"]: c["weight"] for c in a["classes"]}
+wb = {c["class"]: c["weight"] for c in b["classes"]}
+bad = [k for k in a["options"] if a["options"][k] != b["options"][k]]
+for k in bad:
+    print("option %s: %r -> %r" % (k, a["options"][k], b["options"][k]))
+if wa != wb:
+    print("class weights: %r -> %r" % (wa, wb))
+sys.exit(1 if bad or wa != wb else 0)
+EOF
+}
+
+# tc_classes FILE: `tc -s class show` as JSON ({handle: {bytes, packets,
+# drops, backlog, qlen, weight}}); tc 6.1 prints classes as text even
+# under -j.
+tc_classes() {
+	tc -s class show dev "$DEV" | python3 -c '
+import json, re, sys
+out, cur = {}, None
+for line in sys.stdin:
+    m = re.match(r"class aiclass (\S+) .*?(?:weight (\d+))?\s*$", line)
+    if m:
+        cur = out.setdefault(m.group(1), {})
+        cur["weight"] = int(m.group(2)) if m.group(2) else None
+        continue
+    m = re.search(r"Sent (\d+) bytes (\d+) pkt \(dropped (\d+)", line)
+    if m and cur is not None:
+        cur.update(bytes=int(m.group(1)), packets=int(m.group(2)),
+                   drops=int(m.group(3)))
+    m = re.search(r"backlog (\d+)b (\d+)p", line)
+    if m and cur is not None:
+        cur.update(backlog=int(m.group(1)), qlen=int(m.group(2)))
+json.dump(out, sys.stdout)' >"$1"
+}
+
+# ------------------------------------------------------------------ cases
+
+test_show_json_matches_tc() {
+	fresh_qdisc
+	ping_some 5
+	snapshot "$TMP/ctl.json"
+	tc -s -j qdisc show dev "$DEV" >"$TMP/tcq.json"
+	tc_classes "$TMP/tcc.json"
+	python3 -m json.tool "$TMP/ctl.json" >/dev/null || fail "show --json is not JSON"
+	python3 - "$TMP/ctl.json" "$TMP/tcq.json" "$TMP/tcc.json" <<'EOF'
+import json, sys
+me = json.load(open(sys.argv[1]))
+tq = [q for q in json.load(open(sys.argv[2])) if q["kind"] == "aiclass"]
+tc = json.load(open(sys.argv[3]))
+assert len(me["instances"]) == 1 and len(tq) == 1, "one instance each"
+i, q = me["instances"][0], tq[0]
+errors = []
+def cmp(what, mine, theirs):
+    if mine != theirs:
+        errors.append("%s: aiclassctl %r, tc %r" % (what, mine, theirs))
+cmp("handle", i["handle"], q["handle"])
+for k in ("bytes", "packets", "drops", "overlimits", "requeues",
+          "backlog", "qlen"):
+    cmp("qdisc " + k, i["stats"][k], q[k])
+n = 0
+for k, v in i["stats"].items():
+    if k in q and not k.startswith("rate_") and v is not None:
+        cmp("qdisc " + k, v, q[k])
+        n += 1
+opts = q.get("options", {})
+for k, v in opts.items():
+    cmp("option " + k, i["options"].get(k), v)
+mine = {c["class"]: c for c in i["classes"]}
+seen = 0
+for h, c in tc.items():
+    if h not in mine:
+        continue
+    seen += 1
+    for k in ("bytes", "packets", "drops", "backlog", "qlen", "weight"):
+        cmp(h + " " + k, mine[h][k], c.get(k))
+cmp("classes", seen, len(mine))
+assert i["stats"]["packets"] >= 5, "the pings went through the qdisc"
+print("compared %d qdisc counters, %d options, %d classes" %
+      (n, len(opts), seen))
+for e in errors:
+    print(e)
+sys.exit(1 if errors else 0)
+EOF
+}
+
+test_show_text() {
+	fresh_qdisc
+	ping_some 3
+	ctl show dev "$DEV" --interval 0.3 | tee "$TMP/show.txt"
+	grep -q "^aiclass 1: dev $DEV root" "$TMP/show.txt" || fail "no header line"
+	grep -q "burst 64kb" "$TMP/show.txt" || fail "no options"
+	grep -q "Sent [0-9]* bytes [1-9][0-9]* pkt" "$TMP/show.txt" || fail "no qdisc stats"
+	grep -qE '^  1:1 +latency +- ' "$TMP/show.txt" || fail "no row for 1:1"
+	grep -qE '^  1:14 +training +1 ' "$TMP/show.txt" || fail "no row for 1:14"
+	grep -q "(rates over 0.30s)" "$TMP/show.txt" || fail "rate interval not stated"
+}
+
+test_set_exactly() {
+	fresh_qdisc
+	snapshot "$TMP/before.json"
+	ctl set dev "$DEV" burst 128kb train_share 20 idle 2ms ce_threshold 500us \
+		rate 100mbit limit 5000 lat_limit 512 memory_limit 16mb \
+		flows 2048 quantum 3000 roce_port off default_class 1:12 \
+		priomap 1:1 1:2 auto 1:13
+	snapshot "$TMP/after.json"
+	tc -j qdisc show dev "$DEV" >"$TMP/tcq.json"
+	python3 - "$TMP/before.json" "$TMP/after.json" "$TMP/tcq.json" <<'EOF'
+import json, sys
+b = json.load(open(sys.argv[1]))["instances"][0]["options"]
+a = json.load(open(sys.argv[2]))["instances"][0]["options"]
+t = [q for q in json.load(open(sys.argv[3])) if q["kind"] == "aiclass"][0]
+t = t.get("options", {})
+want = {"burst": 131072, "train_share": 20, "idle": 2000,
+        "ce_threshold": 500, "rate": 12500000, "limit": 5000,
+        "lat_limit": 512, "memory_limit": 16 << 20, "flows": 2048,
+        "quantum": 3000, "roce_port": 0, "default_class": 0x12,
+        "priomap": [1, 2, 0, 0x13] + [0] * 12}
+errors = []
+for k in a:
+    exp = want.get(k, b[k])
+    if a[k] != exp:
+        errors.append("%s: %r, expected %r" % (k, a[k], exp))
+    if t and k in t and t[k] != exp:
+        errors.append("tc reads %s back as %r, expected %r" % (k, t[k], exp))
+print("tc read back %d options" % len(t))
+for e in errors:
+    print(e)
+sys.exit(1 if errors else 0)
+EOF
+}
+
+test_set_weights() {
+	fresh_qdisc
+	snapshot "$TMP/before.json"
+	ctl set dev "$DEV" weight 1:12=5 1:14=3
+	snapshot "$TMP/after.json"
+	tc_classes "$TMP/tcc.json"
+	python3 - "$TMP/before.json" "$TMP/after.json" "$TMP/tcc.json" <<'EOF'
+import json, sys
+b = json.load(open(sys.argv[1]))["instances"][0]
+a = json.load(open(sys.argv[2]))["instances"][0]
+tc = json.load(open(sys.argv[3]))
+w = {c["class"]: c["weight"] for c in a["classes"]}
+exp = {"1:1": None, "1:2": None, "1:3": None,
+       "1:11": 1, "1:12": 5, "1:13": 1, "1:14": 3}
+errors = []
+if w != exp:
+    errors.append("class weights %r, expected %r" % (w, exp))
+if a["options"]["weights"] != [1, 5, 1, 3]:
+    errors.append("qdisc weights %r" % a["options"]["weights"])
+for k in a["options"]:
+    if k != "weights" and a["options"][k] != b["options"][k]:
+        errors.append("option %s changed" % k)
+tw = {h: c["weight"] for h, c in tc.items()}
+if tw != exp:
+    errors.append("tc reads the class weights as %r" % tw)
+for e in errors:
+    print(e)
+sys.exit(1 if errors else 0)
+EOF
+}
+
+# refused CODE TEXT ARGS...: `set ARGS` is refused with exit CODE and TEXT
+# on stderr, and the configuration is what it was.
+refused() {
+	local code=$1 text=$2
+	shift 2
+	snapshot "$TMP/before.json"
+	expect_rc "$code" ctl set dev "$DEV" "$@"
+	expect_err "$text"
+	snapshot "$TMP/after.json"
+	same_config "$TMP/before.json" "$TMP/after.json"
+}
+
+test_refusals() {
+	fresh_qdisc
+	ctl set dev "$DEV" weight 1:12=4 burst 100kb
+	refused 2 "kernel refused" weight 1:11=0
+	refused 2 "at weight" weight 1:11=1001
+	refused 2 "at train_share" train_share 101
+	refused 2 "Latency bands are strict priority" weight 1:1=3
+	refused 2 "power of two" flows 1000
+	refused 2 "Thresholds must rise" thresholds 100000 50000
+	# the qdisc message succeeds, the class message fails: rolled back
+	refused 2 "rolled back" burst 256kb idle 5ms weight 1:13=2 1:11=0
+	refused 2 "rolled back" train_classes 6 weight 1:16=0
+}
+
+test_errors() {
+	fresh_qdisc
+	expect_rc 3 ctl set dev "$DEV" weight 1:16=2
+	expect_err "class 1:16 does not exist on $DEV"
+	expect_rc 1 ctl set dev "$DEV" burst 12qq
+	expect_err 'invalid burst "12qq"'
+	expect_rc 1 ctl set dev "$DEV" weight 1:11
+	expect_rc 1 ctl set dev "$DEV" burst 1mb burst 2mb
+	expect_err 'duplicate "burst"'
+	expect_rc 1 ctl set dev "$DEV" nosuchopt 3
+	expect_rc 1 ctl frobnicate
+	expect_rc 3 ctl set dev aicnosuch0 burst 1mb
+	expect_err 'device "aicnosuch0" does not exist'
+	expect_rc 3 ctl show dev aicnosuch0
+	expect_rc 3 ctl show dev lo
+	expect_err 'device "lo" has no aiclass qdisc'
+	expect_rc 3 ctl set dev lo burst 1mb
+	expect_err 'device "lo" has no aiclass qdisc'
+	expect_rc 0 ctl --help
+	grep -q "Exit status" "$TMP/out" || fail "--help lacks the exit codes"
+	expect_rc 0 ctl --version
+}
+
+test_permission() {
+	require_cmd setpriv
+	fresh_qdisc
+	snapshot "$TMP/before.json"
+	expect_rc 4 setpriv --reuid=65534 --regid=65534 --clear-groups \
+		"$CTL" set dev "$DEV" burst 100kb
+	expect_err "permission denied"
+	# reading needs no privilege
+	setpriv --reuid=65534 --regid=65534 --clear-groups \
+		"$CTL" show dev "$DEV" --interval 0 >/dev/null
+	snapshot "$TMP/after.json"
+	same_config "$TMP/before.json" "$TMP/after.json"
+}
+
+test_watch_tmux() {
+	require_cmd tmux
+	local sock=aicctl-$$ i
+	fresh_qdisc
+	tmux -L "$sock" -f /dev/null new-session -d -s w -x 160 -y 50 \
+		"$CTL watch dev $DEV --interval 0.5; echo \$? >$TMP/watch.rc; sleep 60"
+	defer tmux -L "$sock" kill-server
+	# wait for the second frame: rates appear from the first refresh on
+	for ((i = 0; i < 40; i++)); do
+		sleep 0.5
+		ping_some 1
+		tmux -L "$sock" capture-pane -p -t w >"$TMP/pane.txt"
+		grep -qE '^  1:11 +training .*pps' "$TMP/pane.txt" && break
+	done
+	cat "$TMP/pane.txt"
+	grep -q "aiclassctl watch dev $DEV" "$TMP/pane.txt" || fail "no watch header"
+	grep -qE '^  1:1 +latency' "$TMP/pane.txt" || fail "no class table"
+	grep -qE '^  1:11 +training .*pps' "$TMP/pane.txt" || fail "no refresh with rates"
+	[ "$(grep -c 'aiclassctl watch' "$TMP/pane.txt")" -eq 1 ] ||
+		fail "frames scroll instead of redrawing in place"
+	tmux -L "$sock" send-keys -t w C-c
+	for ((i = 0; i < 20; i++)); do
+		[ -s "$TMP/watch.rc" ] && break
+		sleep 0.5
+	done
+	[ "$(cat "$TMP/watch.rc" 2>/dev/null)" = 0 ] || fail "watch did not exit 0 on Ctrl-C"
+	tmux -L "$sock" capture-pane -p -t w >"$TMP/after.txt"
+	! grep -q "class  kind" "$TMP/after.txt" ||
+		fail "the terminal was not restored (table still on the screen)"
+}
+
+test_apply_file() {
+	fresh_qdisc
+	cat >"$TMP/eth.conf" <<EOF
+# aiclass for $DEV
+dev $DEV
+burst 96kb        # latency may run ahead by this much
+idle 3ms
+weight 1:13=7
+EOF
+	snapshot "$TMP/before.json"
+	ctl apply "$TMP/eth.conf"
+	snapshot "$TMP/after.json"
+	python3 - "$TMP/before.json" "$TMP/after.json" <<'EOF'
+import json, sys
+b = json.load(open(sys.argv[1]))["instances"][0]
+a = json.load(open(sys.argv[2]))["instances"][0]
+o = a["options"]
+assert o["burst"] == 96 * 1024 and o["idle"] == 3000, o
+assert o["weights"] == [1, 1, 7, 1], o["weights"]
+for k in o:
+    assert k in ("burst", "idle", "weights") or o[k] == b["options"][k], k
+EOF
+	# a bad line names the file and the line, and changes nothing
+	printf 'dev %s\nburst 32kb\nfrob 1\n' "$DEV" >"$TMP/bad.conf"
+	expect_rc 1 ctl apply "$TMP/bad.conf"
+	expect_err "$TMP/bad.conf:3: unknown keyword \"frob\""
+	snapshot "$TMP/again.json"
+	same_config "$TMP/after.json" "$TMP/again.json"
+}
+
+test_apply_create() {
+	ip link add "$DEV2" type dummy
+	defer ip link del "$DEV2"
+	printf 'profile inference\nweight 1:12=3\n' >"$TMP/new.conf"
+	expect_rc 3 ctl apply "$TMP/new.conf" dev "$DEV2"
+	ctl apply "$TMP/new.conf" dev "$DEV2" --create
+	tc qdisc show dev "$DEV2" | tee /dev/stderr | grep -q "qdisc aiclass 1: root" ||
+		fail "no aiclass installed"
+	ctl show dev "$DEV2" --json --interval 0 >"$TMP/new.json"
+	json_get "$TMP/new.json" 'd["instances"][0]["options"]["train_share"]' |
+		grep -qx 5 || fail "preset not applied"
+	json_get "$TMP/new.json" 'd["instances"][0]["options"]["weights"]' |
+		grep -qxF "[1, 3, 1, 1]" || fail "weight not applied"
+}
+
+test_profiles() {
+	local p want
+	fresh_qdisc
+	for p in training inference mixed; do
+		ctl profile "$p" dev "$DEV"
+		snapshot "$TMP/$p.json"
+		case $p in
+		training) want="50 16384 1000" ;;
+		inference) want="5 262144 500" ;;
+		mixed) want="10 65536 1000" ;;
+		esac
+		got=$(json_get "$TMP/$p.json" '" ".join(str(d["instances"][0]["options"][k]) for k in ("train_share", "burst", "ce_threshold"))')
+		echo "$p: train_share burst ce_threshold = $got"
+		[ "$got" = "$want" ] || fail "profile $p: got $got, want $want"
+		# the printed preset is a config file that means the same
+		ctl profile "$p" --print >"$TMP/$p.conf"
+		ctl apply "$TMP/$p.conf" dev "$DEV"
+		snapshot "$TMP/$p.again.json"
+		same_config "$TMP/$p.json" "$TMP/$p.again.json"
+	done
+	expect_rc 1 ctl profile nosuch dev "$DEV"
+}
+
+test_valgrind() {
+	require_cmd valgrind
+	local vg=(valgrind -q --error-exitcode=99 --leak-check=full
+		--errors-for-leak-kinds=definite,indirect
+		--show-leak-kinds=definite,indirect)
+	fresh_qdisc
+	ping_some 2
+	expect_rc 0 "${vg[@]}" "$CTL" show dev "$DEV" --interval 0.1
+	expect_rc 0 "${vg[@]}" "$CTL" show --json --interval 0.1
+	expect_rc 0 "${vg[@]}" "$CTL" set dev "$DEV" burst 80kb weight 1:12=2
+	expect_rc 2 "${vg[@]}" "$CTL" set dev "$DEV" burst 90kb weight 1:11=0
+	expect_rc 3 "${vg[@]}" "$CTL" set dev lo burst 90kb
+	expect_rc 0 "${vg[@]}" "$CTL" watch dev "$DEV" --count 2 --interval 0.2
+}
+
+# ------------------------------------------------------------------ main
+
+[ -x "$CTL" ] || skip "tools/aiclassctl is not built (make -C tools)"
+aiclass_load
+defer rm -rf "$TMP"
+ip link add "$DEV" type dummy || ktap_bail "cannot add a dummy device"
+defer ip link del "$DEV"
+sysctl -qw "net.ipv6.conf.$DEV.disable_ipv6=1"
+ip link set "$DEV" up
+ip addr add 10.77.0.1/24 dev "$DEV"
+ip neigh add 10.77.0.2 lladdr 02:00:00:00:00:02 dev "$DEV" nud permanent
+
+ktap_plan 12
+run_case "show --json is valid and matches tc -s -j" test_show_json_matches_tc
+run_case "show prints config, stats and the class table" test_show_text
+run_case "set changes exactly the options it names" test_set_exactly
+run_case "set weight changes only the named classes" test_set_weights
+run_case "refused changes leave the config as it was" test_refusals
+run_case "missing device, no aiclass, unknown class, bad values" test_errors
+run_case "set without CAP_NET_ADMIN exits 4" test_permission
+run_case "watch redraws in place under tmux, Ctrl-C exits" test_watch_tmux
+run_case "apply a config file" test_apply_file
+run_case "apply --create installs aiclass" test_apply_create
+run_case "profiles training, inference, mixed" test_profiles
+run_case "show, set and watch are clean under valgrind" test_valgrind
+ktap_finish
