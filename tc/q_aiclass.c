@@ -742,7 +742,11 @@ static void aiclass_print_list(const struct aiclass_opt *o,
 	int len;
 
 	open_json_array(PRINT_JSON, o->name);
-	aiclass_print_text("%s", o->name);
+	/* lat_bands 1 has no thresholds: "thresholds" alone would not
+	 * read back, so the text leaves the keyword out.
+	 */
+	if (RTA_PAYLOAD(nest))
+		aiclass_print_text("%s", o->name);
 	len = RTA_PAYLOAD(nest);
 	for (rta = RTA_DATA(nest); RTA_OK(rta, len); rta = RTA_NEXT(rta, len)) {
 		if ((rta->rta_type & NLA_TYPE_MASK) != elem ||
@@ -751,7 +755,8 @@ static void aiclass_print_list(const struct aiclass_opt *o,
 		aiclass_print_value(NULL, o->unit, v);
 	}
 	close_json_array(PRINT_JSON, NULL);
-	aiclass_print_text("%s", " ");
+	if (RTA_PAYLOAD(nest))
+		aiclass_print_text("%s", " ");
 }
 
 static void aiclass_print_priomap(const struct aiclass_opt *o,
@@ -765,11 +770,14 @@ static void aiclass_print_priomap(const struct aiclass_opt *o,
 	open_json_array(PRINT_JSON, o->name);
 	aiclass_print_text("%s", o->name);
 	for (i = 0; i < AICLASS_PRIOMAP_LEN; i++) {
-		print_color_u64(PRINT_JSON, TC_COLOR_NONE, NULL, NULL, map[i]);
+		char buf[8];
+
+		aiclass_print_json_u64(NULL, map[i]);
 		if (map[i] == AICLASS_PRIOMAP_AUTO)
-			aiclass_print_text(" %s", "auto");
+			snprintf(buf, sizeof(buf), "auto");
 		else
-			aiclass_print_value(NULL, AIC_PRIOMAP, 0 + map[i]);
+			snprintf(buf, sizeof(buf), "%x", map[i]);
+		aiclass_print_text(" %s", buf);
 	}
 	close_json_array(PRINT_JSON, NULL);
 	aiclass_print_text("%s", " ");
