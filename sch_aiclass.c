@@ -391,8 +391,8 @@ static void aiclass_flow_move(struct aiclass_sched_data *q,
 {
 	aiclass_class_account(q, f->cls, -f->qlen, -f->backlog, -f->mem);
 	aiclass_flow_unlink(q, f);
-	aiclass_class_account(q, idx, f->qlen, f->backlog, f->mem);
 	aiclass_flow_link(q, f, idx);
+	aiclass_class_account(q, idx, f->qlen, f->backlog, f->mem);
 	q->stats.flows_moved++;
 }
 
@@ -482,18 +482,23 @@ static struct aiclass_flow *aiclass_fattest_training(struct aiclass_sched_data *
 	return fat;
 }
 
-static bool aiclass_over_limits(struct Qdisc *sch)
+/* Would pkts more packets of mem bytes of truesize overflow a limit? */
+static bool aiclass_full(struct Qdisc *sch, u32 pkts, u32 mem)
 {
 	struct aiclass_sched_data *q = qdisc_priv(sch);
 
-	return sch->q.qlen > q->cfg.limit ||
-	       q->memory_used > q->cfg.memory_limit;
+	return sch->q.qlen + pkts > q->cfg.limit ||
+	       q->memory_used + mem > q->cfg.memory_limit;
 }
 
-/* Drop half the fattest training flow (at most AICLASS_DROP_BATCH packets),
- * then more while still over a limit.  Returns the first victim flow.
+/* Make room for pkts packets of mem bytes by dropping from the fattest
+ * training flow: half its backlog (at most AICLASS_DROP_BATCH packets) when
+ * batch, else just enough; then from the next fattest while still short.
+ * Returns the first victim flow.
  */
 static struct aiclass_flow *aiclass_drop_training(struct Qdisc *sch,
+						  u32 pkts, u32 mem,
+						  bool batch,
 						  struct sk_buff **to_free)
 {
 	struct aiclass_sched_data *q = qdisc_priv(sch);
@@ -501,7 +506,7 @@ static struct aiclass_flow *aiclass_drop_training(struct Qdisc *sch,
 	unsigned int dropped, target, n;
 	u64 *reason;
 
-	while (aiclass_over_limits(sch) && q->train_qlen) {
+	while (aiclass_full(sch, pkts, mem) && q->train_qlen) {
 		f = aiclass_fattest_training(q);
 		if (!first)
 			first = f;
@@ -509,13 +514,14 @@ static struct aiclass_flow *aiclass_drop_training(struct Qdisc *sch,
 		dropped = 0;
 		n = 0;
 		do {
-			reason = q->memory_used > q->cfg.memory_limit ?
+			reason = q->memory_used + mem > q->cfg.memory_limit ?
 				 &q->stats.drop_memory :
 				 &q->stats.drop_overlimit;
 			dropped += qdisc_pkt_len(f->head);
 			aiclass_drop_head(sch, f, reason, to_free);
 		} while (f->qlen && dropped < target &&
-			 ++n < AICLASS_DROP_BATCH);
+			 ++n < AICLASS_DROP_BATCH &&
+			 (batch || aiclass_full(sch, pkts, mem)));
 	}
 	return first;
 }
@@ -699,36 +705,42 @@ static int aiclass_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 		cl->qstats.drops++;
 		return qdisc_drop(skb, sch, to_free);
 	}
-	/* Latency traffic is dropped only when it alone fills a limit. */
-	if (!aiclass_is_training(idx)) {
-		bool over_mem = q->memory_used - q->train_mem + skb->truesize >
-				q->cfg.memory_limit;
+	/* Latency traffic takes precedence: a packet is refused only when
+	 * the latency side alone leaves no room for it; otherwise training
+	 * makes room, so the limits hold at every instant.
+	 */
+	if (sch->q.qlen - q->train_qlen + 1 > q->cfg.limit ||
+	    q->memory_used - q->train_mem + skb->truesize >
+	    q->cfg.memory_limit) {
+		if (sch->q.qlen - q->train_qlen + 1 > q->cfg.limit)
+			q->stats.drop_overlimit++;
+		else
+			q->stats.drop_memory++;
+		cl->qstats.drops++;
+		return qdisc_drop(skb, sch, to_free);
+	}
 
-		if (over_mem || sch->q.qlen - q->train_qlen >= q->cfg.limit) {
-			if (over_mem)
-				q->stats.drop_memory++;
-			else
-				q->stats.drop_overlimit++;
-			cl->qstats.drops++;
-			return qdisc_drop(skb, sch, to_free);
-		}
+	victim = NULL;
+	if (unlikely(aiclass_full(sch, 1, skb->truesize))) {
+		prev_qlen = sch->q.qlen;
+		prev_backlog = sch->qstats.backlog;
+		victim = aiclass_drop_training(sch, 1, skb->truesize, true,
+					       to_free);
+		prev_qlen -= sch->q.qlen;
+		prev_backlog -= sch->qstats.backlog;
 	}
 
 	aiclass_cb(skb)->enqueue_time = now;
 	aiclass_cb(skb)->mem = skb->truesize;
 	aiclass_flow_add(q, f, idx, skb);
 	aiclass_qdisc_account(sch, skb, 1);
-
-	if (likely(!aiclass_over_limits(sch)))
+	if (likely(!victim))
 		return NET_XMIT_SUCCESS;
 
-	/* Training holds the excess, this packet included if need be. */
-	prev_qlen = sch->q.qlen;
-	prev_backlog = sch->qstats.backlog;
-	victim = aiclass_drop_training(sch, to_free);
-
-	prev_qlen -= sch->q.qlen;
-	prev_backlog -= sch->qstats.backlog;
+	/* Tell the parents.  When this packet's own flow paid, say so with
+	 * NET_XMIT_CN: the parents then do not count the packet, so one
+	 * fewer drop is reported to them.
+	 */
 	if (victim == f) {
 		qdisc_tree_reduce_backlog(sch, prev_qlen - 1,
 					  prev_backlog - len);
@@ -1158,8 +1170,8 @@ static void aiclass_trim(struct Qdisc *sch)
 					  struct aiclass_flow, flowchain),
 					  &q->stats.drop_band, NULL);
 	}
-	aiclass_drop_training(sch, NULL);
-	while (aiclass_over_limits(sch)) {
+	aiclass_drop_training(sch, 0, 0, false, NULL);
+	while (aiclass_full(sch, 0, 0)) {
 		cl = &q->classes[__fls(q->lat_bitmap)];
 		reason = q->memory_used > q->cfg.memory_limit ?
 			 &q->stats.drop_memory : &q->stats.drop_overlimit;
@@ -1204,6 +1216,14 @@ static int aiclass_change(struct Qdisc *sch, struct nlattr *opt,
 	}
 
 	sch_tree_lock(sch);
+	if (cfg.rate != q->cfg.rate) {
+		/* A new rate starts from now; kick a queue the old rate held. */
+		q->t_next = 0;
+		if (sch->q.qlen)
+			qdisc_watchdog_schedule_ns(&q->watchdog, ktime_get_ns());
+		else
+			qdisc_watchdog_cancel(&q->watchdog);
+	}
 	q->cfg = cfg;
 	aiclass_commit_derived(sch);
 	aiclass_rehome_classes(q);

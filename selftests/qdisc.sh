@@ -1,0 +1,570 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# aiclass behaviour on a real kernel: every classification route lands where
+# it should, DRR follows the weights, latency bands are strict priority
+# under the starvation guard, the guard keeps train_share for training, CE
+# marks only above ce_threshold, the limits hold under a flood, `change`
+# under traffic loses no packet, and bad values are refused with the
+# kernel's message and change nothing.
+#
+# The qdisc sits on a dummy device: what it dequeues is "sent".  Packets
+# come from udpsend.py (exact counts, per-packet priority, TOS and payload)
+# or from pktgen in queue_xmit mode (floods far above the aiclass shaper).
+. "$(dirname "$0")/lib.sh"
+
+DEV=aic0
+DST=198.18.0.2
+SEND="python3 $TOP/selftests/udpsend.py"
+PG=/proc/net/pktgen
+
+# ------------------------------------------------------------- helpers ----
+
+dev_setup() {
+	ip link del "$DEV" 2>/dev/null || true
+	ip link add "$DEV" type dummy
+	# No IPv6 autoconfiguration packets: every packet counted is ours.
+	sysctl -qw "net.ipv6.conf.$DEV.disable_ipv6=1"
+	ip link set "$DEV" up
+	ip addr add 198.18.0.1/24 dev "$DEV"
+	defer ip link del "$DEV"
+}
+
+# aq OPTIONS...: a fresh aiclass, handle 1:, root of $DEV.
+aq() {
+	tc qdisc del dev "$DEV" root 2>/dev/null || true
+	tc qdisc add dev "$DEV" root handle 1: aiclass "$@"
+}
+
+# class_stat CLASS bytes|pkts|dropped: from `tc -s class show`.
+class_stat() {
+	tc -s class show dev "$DEV" | awk -v c="$1" -v f="$2" '
+		$1 == "class" { cur = $3 }
+		cur == c && $1 == "Sent" {
+			if (f == "bytes") print $2
+			if (f == "pkts") print $4
+			if (f == "dropped") { sub(",", "", $7); print $7 }
+			exit
+		}'
+}
+
+# qstat KEY: a counter of the qdisc from `tc -s -j qdisc show` (the key as
+# the tc plugin prints it, found at any depth).
+qstat() {
+	tc -s -j qdisc show dev "$DEV" | python3 -c '
+import json, sys
+def find(o, k):
+    if isinstance(o, dict):
+        if k in o:
+            return o[k]
+        o = list(o.values())
+    if isinstance(o, list):
+        for v in o:
+            r = find(v, k)
+            if r is not None:
+                return r
+    return None
+v = find(json.load(sys.stdin), sys.argv[1])
+print(0 if v is None else v)' "$1"
+}
+
+# send ARGS...: udpsend.py to $DST through $DEV.
+send() {
+	$SEND "$DST" "$@"
+}
+
+pg_cmd() {
+	echo "$2" > "$PG/$1"
+	grep -q "Result: OK" "$PG/$1" || fail "pktgen $1: $2: $(grep Result "$PG/$1")"
+}
+
+pg_reset() {
+	modprobe pktgen
+	echo reset > "$PG/pgctrl"
+	pg_cmd kpktgend_0 rem_device_all
+	pg_cmd kpktgend_1 rem_device_all
+}
+
+# pg_flow N THREAD PRIORITY [KEY VALUE]...: pktgen source "$DEV@N" flooding
+# $DEV through its qdisc with skb->priority PRIORITY, 1000-byte frames.
+pg_flow() {
+	local n=$1 name=$DEV@$1 thread=$2 prio=$3
+	shift 3
+	pg_cmd "kpktgend_$thread" "add_device $name"
+	pg_cmd "$name" "count 0"
+	pg_cmd "$name" "clone_skb 0"
+	pg_cmd "$name" "pkt_size 1000"
+	pg_cmd "$name" "xmit_mode queue_xmit"
+	pg_cmd "$name" "dst $DST"
+	pg_cmd "$name" "dst_mac 02:00:00:00:00:02"
+	pg_cmd "$name" "udp_dst_min 9"
+	pg_cmd "$name" "udp_dst_max 9"
+	pg_cmd "$name" "udp_src_min $((10000 + n))"
+	pg_cmd "$name" "udp_src_max $((10000 + n))"
+	pg_cmd "$name" "skb_priority $((prio))"	# pktgen reads decimal
+	# A pace far above the shaper, so that sources sharing a pktgen thread
+	# take turns (with delay 0 the first one starves the others).
+	pg_cmd "$name" "delay 20000"
+	while [ $# -ge 2 ]; do
+		pg_cmd "$name" "$1 $2"
+		shift 2
+	done
+}
+
+pg_start() {
+	(echo start > "$PG/pgctrl") &
+	PG_PID=$!
+	defer pg_stop
+}
+
+pg_stop() {
+	echo stop > "$PG/pgctrl" 2>/dev/null || true
+	[ -z "${PG_PID:-}" ] || wait "$PG_PID" 2>/dev/null || true
+	PG_PID=
+}
+
+# wait_drained: until the qdisc holds no packet (10 s at most).
+wait_drained() {
+	local i
+	for ((i = 0; i < 100; i++)); do
+		tc -s qdisc show dev "$DEV" | grep -q "backlog 0b 0p" && return 0
+		sleep 0.1
+	done
+	fail "qdisc did not drain: $(tc -s qdisc show dev "$DEV")"
+}
+
+# class_bytes: "CLASS BYTES" per line, all classes from one dump.
+class_bytes() {
+	tc -s class show dev "$DEV" |
+		awk '$1 == "class" { c = $3 } $1 == "Sent" { print c, $2 }'
+}
+
+# window SECONDS CLASS...: bytes each class sent over SECONDS, in W_<minor>
+# variables (W_11 for 1:11), their sum in W_TOTAL, the time it really took
+# (two snapshots, each from one dump) in W_SECS.
+window() {
+	local secs=$1 t0 t1 s0 s1 c
+	shift
+	t0=$(date +%s.%N)
+	s0=$(class_bytes)
+	sleep "$secs"
+	s1=$(class_bytes)
+	t1=$(date +%s.%N)
+	W_SECS=$(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.3f", b - a }')
+	W_TOTAL=0
+	for c in "$@"; do
+		declare -g "W_$c=$(( $(echo "$s1" | awk -v c="1:$c" '$1 == c { print $2 }') -
+				    $(echo "$s0" | awk -v c="1:$c" '$1 == c { print $2 }') ))"
+		W_TOTAL=$((W_TOTAL + $(eval echo "\$W_$c")))
+	done
+}
+
+pct() {
+	awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f", b ? 100 * a / b : 0 }'
+}
+
+# ------------------------------------------------------ classification ----
+
+test_route_priority() {
+	local before
+	dev_setup
+	aq
+	send 7000 -n 20 -p 0x10002
+	send 7000 -n 30 -p 0x10012 -S 7100
+	check_eq "$(class_stat 1:2 pkts)" 20 "packets in 1:2 (priority 1:2)"
+	check_eq "$(class_stat 1:12 pkts)" 30 "packets in 1:12 (priority 1:12)"
+	check_eq "$(qstat cls_priority)" 50 "packets classified by priority"
+	# A priority naming a class that does not exist is not a match.
+	before=$(class_stat 1:1 pkts)
+	send 7000 -n 5 -p 0x10007 -S 7200
+	check_eq "$(qstat cls_priority)" 50 "priority 1:7 with 3 bands"
+	check_eq "$(($(class_stat 1:1 pkts) - before))" 5 "packets to 1:1 (auto)"
+}
+
+test_route_filter() {
+	dev_setup
+	aq
+	tc filter add dev "$DEV" parent 1: protocol ip prio 1 u32 \
+		match ip dport 7001 0xffff classid 1:13
+	tc filter add dev "$DEV" parent 1: protocol ip prio 2 u32 \
+		match ip dport 7002 0xffff action drop
+	send 7001 -n 25
+	send 7002 -n 7 -S 7300
+	check_eq "$(class_stat 1:13 pkts)" 25 "packets in 1:13 (filter)"
+	check_eq "$(qstat cls_filter)" 25 "packets classified by filter"
+	check_eq "$(qstat drop_filter)" 7 "packets shot by a filter action"
+	# skb->priority wins over filters.
+	send 7001 -n 4 -p 0x10003 -S 7400
+	check_eq "$(class_stat 1:3 pkts)" 4 "priority before filters"
+}
+
+test_route_priomap() {
+	dev_setup
+	aq priomap auto auto auto auto auto 1:12 auto auto \
+		auto auto auto auto auto auto auto 1:2
+	send 7000 -n 11 -p 5
+	send 7000 -n 6 -p 15 -S 7500
+	check_eq "$(class_stat 1:12 pkts)" 11 "priority 5 -> 1:12"
+	check_eq "$(class_stat 1:2 pkts)" 6 "priority 15 -> 1:2"
+	check_eq "$(qstat cls_priomap)" 17 "packets classified by priomap"
+}
+
+test_route_roce() {
+	dev_setup
+	aq
+	send 4791 -n 9 -b 0x81 -S 7600		# CNP
+	send 4791 -n 8 -b 0x11 -S 7601		# RC acknowledge
+	send 4791 -n 12 -b 0x04 -S 7602		# RC send only: data
+	check_eq "$(class_stat 1:1 pkts)" 17 "CNP and ACK in 1:1"
+	check_eq "$(class_stat 1:11 pkts)" 12 "RoCE data in default class"
+	check_eq "$(qstat cls_roce)" 29 "packets classified as RoCE"
+
+	tc qdisc change dev "$DEV" root aiclass default_class 1:13 roce_port 4792
+	send 4792 -n 5 -b 0x04 -S 7603
+	check_eq "$(class_stat 1:13 pkts)" 5 "RoCE data to default_class 1:13"
+	tc qdisc change dev "$DEV" root aiclass noroce
+	send 4792 -n 3 -b 0x81 -S 7604
+	check_eq "$(qstat cls_roce)" 34 "noroce stops RoCE classification"
+}
+
+test_route_auto() {
+	local expect got c
+	dev_setup
+	# A long idle so that the sender's pauses never split the burst.
+	aq idle 1s
+	send 7000 -n 400 -s 1000 -S 7700
+	# 1000 payload + 8 UDP + 20 IP + 14 Ethernet bytes a packet; bursts
+	# stay in 1:1 up to 64 KB, 1:2 to 128 KB, 1:3 to 256 KB.
+	expect=$(python3 -c '
+n = {1: 0, 2: 0, 3: 0, 0x11: 0}
+for k in range(1, 401):
+    b = k * 1042
+    c = 1 if b <= 65536 else 2 if b <= 131072 else 3 if b <= 262144 else 0x11
+    n[c] += 1
+print(" ".join(str(n[c]) for c in (1, 2, 3, 0x11)))')
+	got="$(class_stat 1:1 pkts) $(class_stat 1:2 pkts) $(class_stat 1:3 pkts) $(class_stat 1:11 pkts)"
+	check_eq "$got" "$expect" "packets in 1:1 1:2 1:3 1:11 for one 400 KB burst"
+	check_eq "$(qstat demotions)" 3 "demotions"
+
+	tc qdisc change dev "$DEV" root aiclass idle 100ms
+	sleep 0.3
+	send 7000 -n 10 -s 1000 -S 7700
+	c=$(class_stat 1:1 pkts)
+	check_eq "$c" "$(( ${expect%% *} + 10 ))" "new burst after idle starts in 1:1"
+	[ "$(qstat idle_resets)" -ge 1 ] || fail "idle_resets not counted"
+}
+
+# -------------------------------------------------------- scheduling ----
+
+test_drr_weights() {
+	local c share
+	dev_setup
+	aq train_classes 3 weights 1 2 4 rate 40mbit
+	pg_reset
+	pg_flow 1 0 0x10011
+	pg_flow 2 0 0x10012
+	pg_flow 3 1 0x10013
+	pg_start
+	sleep 2
+	window 10 11 12 13
+	pg_stop
+	for c in 11 12 13; do
+		share=$(eval echo "\$W_$c")
+		echo "1:$c sent $share of $W_TOTAL bytes ($(pct "$share" "$W_TOTAL")%)"
+	done
+	within_pct "$W_11" "$((W_TOTAL / 7))" 5 "share of 1:11 (weight 1)"
+	within_pct "$W_12" "$((W_TOTAL * 2 / 7))" 5 "share of 1:12 (weight 2)"
+	within_pct "$W_13" "$((W_TOTAL * 4 / 7))" 5 "share of 1:13 (weight 4)"
+	# The shaper is the bottleneck: 40 Mbit/s within 10%.
+	within_pct "$W_TOTAL" "$(awk -v s="$W_SECS" 'BEGIN { printf "%d", s * 5000000 }')" 10 \
+		"bytes sent at 40mbit in $W_SECS s"
+}
+
+test_guard_share() {
+	local share
+	dev_setup
+	aq rate 40mbit train_share 10 burst 64kb
+	pg_reset
+	pg_flow 1 0 0x10001
+	pg_flow 2 1 0x10011
+	pg_start
+	sleep 2
+	window 10 1 11
+	pg_stop
+	share=$(pct "$W_11" "$W_TOTAL")
+	echo "training got $share% of $W_TOTAL bytes while 1:1 oversubscribed the link"
+	awk -v s="$share" 'BEGIN { exit !(s >= 8 && s <= 12) }' ||
+		fail "training share $share% is not 10 +- 2 points"
+	[ "$(qstat guard_yields)" -gt 0 ] || fail "no guard yields counted"
+}
+
+test_strict_priority_under_guard() {
+	local lo
+	dev_setup
+	aq rate 40mbit train_share 10
+	pg_reset
+	pg_flow 1 0 0x10001
+	pg_flow 2 0 0x10002
+	pg_flow 3 1 0x10011
+	pg_start
+	sleep 2
+	window 8 1 2 11
+	pg_stop
+	echo "1:1 $(pct "$W_1" "$W_TOTAL")%, 1:2 $(pct "$W_2" "$W_TOTAL")%, 1:11 $(pct "$W_11" "$W_TOTAL")%"
+	# 1:2 waits for 1:1 even while the guard serves training.
+	lo=$(pct "$W_2" "$W_TOTAL")
+	awk -v s="$lo" 'BEGIN { exit !(s < 1) }' ||
+		fail "1:2 got $lo% while 1:1 was backlogged"
+	awk -v s="$(pct "$W_11" "$W_TOTAL")" 'BEGIN { exit !(s >= 8 && s <= 12) }' ||
+		fail "training share off under the guard"
+}
+
+test_ce_threshold() {
+	local before marks
+	dev_setup
+	aq rate 20mbit ce_threshold 5ms
+	pg_reset
+	# ECT(0) training flood: the queue grows far past 5 ms.
+	pg_flow 1 0 0x10011 tos 02
+	pg_start
+	sleep 3
+	pg_stop
+	wait_drained
+	marks=$(qstat ce_marks)
+	echo "$marks CE marks under a saturating ECT flood"
+	[ "$marks" -gt 0 ] || fail "no CE marks above ce_threshold"
+
+	# Not ECN-capable: never marked (and not dropped early).
+	before=$marks
+	aq rate 20mbit ce_threshold 5ms
+	pg_reset
+	pg_flow 1 0 0x10011 tos 00
+	pg_start
+	sleep 3
+	pg_stop
+	check_eq "$(qstat ce_marks)" 0 "CE marks on non-ECT packets"
+
+	# Below the shaper rate the queue stays short: no marks.
+	aq rate 20mbit ce_threshold 50ms
+	pg_reset
+	pg_flow 1 0 0x10011 tos 02 delay 2000000
+	pg_start
+	sleep 3
+	pg_stop
+	check_eq "$(qstat ce_marks)" 0 "CE marks with the queue below ce_threshold"
+	[ "$(class_stat 1:11 pkts)" -gt 0 ] || fail "light flow sent nothing"
+	: "$before"
+}
+
+# ----------------------------------------------------------- limits ----
+
+# sample_max SECONDS CMD: the largest number CMD printed, sampled 10x a second.
+sample_max() {
+	local end=$((SECONDS + $1)) v max=0
+	shift
+	while [ $SECONDS -lt $end ]; do
+		v=$("$@")
+		[ "$v" -gt "$max" ] && max=$v
+		sleep 0.1
+	done
+	echo "$max"
+}
+
+qlen_now() {
+	tc -s qdisc show dev "$DEV" | sed -n 's/.*backlog [0-9A-Za-z]* \([0-9]*\)p.*/\1/p' | head -n 1
+}
+
+test_limit_flood() {
+	local max
+	dev_setup
+	aq rate 5mbit limit 200 flows 64
+	pg_reset
+	pg_flow 1 0 0x10011 flag UDPSRC_RND udp_src_min 1 udp_src_max 60000
+	pg_flow 2 1 0x10012
+	pg_start
+	max=$(sample_max 4 qlen_now)
+	pg_stop
+	echo "largest queue seen: $max packets, limit 200"
+	[ "$max" -le 200 ] || fail "queue held $max packets over limit 200"
+	[ "$(qstat drop_overlimit)" -gt 0 ] || fail "no over-limit drops counted"
+	wait_drained
+}
+
+mem_now() {
+	qstat memory_used
+}
+
+test_memory_flood() {
+	local max
+	dev_setup
+	aq rate 5mbit memory_limit 256kb
+	pg_reset
+	pg_flow 1 0 0x10011
+	pg_flow 2 1 0x10013 flag UDPSRC_RND udp_src_min 1 udp_src_max 60000
+	pg_start
+	max=$(sample_max 4 mem_now)
+	pg_stop
+	echo "largest memory use seen: $max bytes, memory_limit 262144"
+	[ "$max" -le 262144 ] || fail "memory use $max over memory_limit"
+	[ "$(qstat drop_memory)" -gt 0 ] || fail "no over-memory drops counted"
+	wait_drained
+}
+
+test_latency_band_limit() {
+	local max
+	dev_setup
+	aq rate 5mbit lat_limit 50
+	pg_reset
+	pg_flow 1 0 0x10001
+	pg_start
+	max=$(sample_max 3 qlen_now)
+	pg_stop
+	echo "largest 1:1 queue seen: $max packets, lat_limit 50"
+	[ "$max" -le 50 ] || fail "band 1:1 held $max packets over lat_limit 50"
+	[ "$(qstat drop_band)" -gt 0 ] || fail "no band-limit drops counted"
+	check_eq "$(qstat drop_overlimit)" 0 "over-limit drops of latency traffic"
+}
+
+# ----------------------------------------------------- live changes ----
+
+pg_total() {
+	local d n=0
+	for d in "$PG"/"$DEV"@*; do
+		n=$((n + $(sed -n 's/.*pkts-sofar: \([0-9]*\).*/\1/p' "$d")))
+	done
+	echo "$n"
+}
+
+test_change_under_traffic() {
+	local i sent offered
+	dev_setup
+	aq rate 20mbit limit 100000 memory_limit 256mb lat_bands 4
+	pg_reset
+	# About twice the shaper rate for a few seconds: a queue builds, far
+	# below the limits, and every change below meets queued packets.
+	pg_flow 1 0 0x10004 delay 400000
+	pg_flow 2 1 0x10012 delay 400000 flag UDPSRC_RND udp_src_min 1 udp_src_max 500
+	pg_start
+	for i in 1 2 3; do
+		tc qdisc change dev "$DEV" root aiclass lat_bands 2
+		tc qdisc change dev "$DEV" root aiclass train_classes 1
+		tc qdisc change dev "$DEV" root aiclass flows 64 weights 3
+		tc qdisc change dev "$DEV" root aiclass train_classes 4 flows 4096
+		tc class change dev "$DEV" classid 1:12 aiclass weight 7
+		tc qdisc change dev "$DEV" root aiclass lat_bands 8 burst 16kb \
+			train_share 30 idle 2ms ce_threshold 1ms quantum 3000
+		tc qdisc change dev "$DEV" root aiclass flows 1024 rate 25mbit \
+			lat_bands 4 limit 50000
+		sleep 0.3
+	done
+	pg_stop
+	wait_drained
+	offered=$(pg_total)
+	sent=$(tc -s qdisc show dev "$DEV" | awk '$1 == "Sent" { print $4; exit }')
+	echo "pktgen queued $offered packets, aiclass sent $sent, $(qstat flows_moved) flow moves"
+	check_eq "$(class_stat 1:1 dropped)" 0 "drops in 1:1"
+	check_eq "$sent" "$offered" "packets sent after live changes"
+	[ "$(qstat flows_moved)" -gt 0 ] || fail "no queued flow was moved"
+}
+
+test_shrink_limit_drops_excess() {
+	local qlen drops
+	dev_setup
+	aq rate 1mbit limit 5000
+	pg_reset
+	pg_flow 1 0 0x10011 delay 100000
+	pg_start
+	sleep 2
+	pg_stop
+	# Next to no dequeue from here on: a packet each 1000 s.
+	tc qdisc change dev "$DEV" root aiclass rate 8bit
+	sleep 0.2
+	qlen=$(qlen_now)
+	[ "$qlen" -gt 100 ] || fail "no queue built ($qlen packets)"
+	drops=$(qstat drop_overlimit)
+	tc qdisc change dev "$DEV" root aiclass limit 100
+	check_eq "$(qlen_now)" 100 "queue after shrinking limit to 100"
+	check_eq "$(($(qstat drop_overlimit) - drops))" "$((qlen - 100))" \
+		"packets dropped by the shrink"
+	tc qdisc change dev "$DEV" root aiclass rate 0
+	wait_drained
+}
+
+# ------------------------------------------------------ bad requests ----
+
+# refused ARGS...: `tc ARGS` must fail with the kernel's extack (exit 2)
+# and leave `tc qdisc show` as it was.
+refused() {
+	local before after out rc=0
+	before=$(tc qdisc show dev "$DEV")
+	out=$(tc "$@" 2>&1) || rc=$?
+	after=$(tc qdisc show dev "$DEV")
+	echo "tc $*: exit $rc: $out"
+	[ "$rc" -eq 2 ] || fail "expected the kernel to refuse (exit 2)"
+	echo "$out" | grep -q "Error:" || fail "no extack message"
+	[ "$before" = "$after" ] || fail "configuration changed: $after"
+}
+
+test_bad_values() {
+	dev_setup
+	aq weights 1 2 3 4 priomap 1:14 auto auto auto auto auto auto auto \
+		auto auto auto auto auto auto auto auto
+	refused qdisc change dev "$DEV" root aiclass thresholds 100000 300000
+	refused qdisc change dev "$DEV" root aiclass lat_bands 8 elephant 2000
+	refused qdisc change dev "$DEV" root aiclass default_class 1:15
+	refused qdisc change dev "$DEV" root aiclass train_classes 2
+	refused qdisc change dev "$DEV" root aiclass weights 1 2 3 4 5
+	refused qdisc change dev "$DEV" root aiclass flows 1000
+	refused qdisc change dev "$DEV" root aiclass burst 64kb flows 1000
+	refused class change dev "$DEV" classid 1:1 aiclass weight 3
+	refused class add dev "$DEV" parent 1: classid 1:30 aiclass weight 3
+	refused class del dev "$DEV" classid 1:11
+	tc class show dev "$DEV" | grep -q "1:11" || fail "class 1:11 is gone"
+}
+
+test_classes_listed() {
+	local got
+	dev_setup
+	aq lat_bands 2 train_classes 5
+	got=$(tc class show dev "$DEV" | awk '$1 == "class" { printf "%s ", $3 }')
+	check_eq "$got" "1:1 1:2 1:11 1:12 1:13 1:14 1:15 " "classes listed"
+}
+
+test_unload_under_traffic() {
+	dev_setup
+	aq rate 10mbit
+	pg_reset
+	pg_flow 1 0 0x10011
+	pg_flow 2 1 0x10001 flag UDPSRC_RND udp_src_min 1 udp_src_max 60000
+	pg_start
+	sleep 1
+	if rmmod sch_aiclass 2>/dev/null; then
+		fail "module unloaded while a qdisc used it"
+	fi
+	aq rate 10mbit flows 65536
+	tc qdisc replace dev "$DEV" root pfifo
+	sleep 0.5
+	pg_stop
+	aiclass_unload
+	aiclass_load
+}
+
+aiclass_load
+ktap_plan 17
+run_case "classify: skb->priority" test_route_priority
+run_case "classify: tc filters, shot counted" test_route_filter
+run_case "classify: priomap" test_route_priomap
+run_case "classify: RoCEv2 CNP/ACK to 1:1, data to default class" test_route_roce
+run_case "classify: auto bursts demoted band by band, reset after idle" test_route_auto
+run_case "classes listed are the configured ones" test_classes_listed
+run_case "DRR shares follow weights 1:2:4 within 5%" test_drr_weights
+run_case "guard keeps train_share (10 +- 2 points) for training" test_guard_share
+run_case "strict priority among latency bands under the guard" test_strict_priority_under_guard
+run_case "CE marks only above ce_threshold, only ECT" test_ce_threshold
+run_case "limit holds under a flood" test_limit_flood
+run_case "memory_limit holds under a flood" test_memory_flood
+run_case "latency band limit" test_latency_band_limit
+run_case "change under traffic loses no packet" test_change_under_traffic
+run_case "shrinking limit drops only the excess" test_shrink_limit_drops_excess
+run_case "bad values refused with extack, config unchanged" test_bad_values
+run_case "unload refused while in use, clean after" test_unload_under_traffic
+ktap_finish

@@ -1,0 +1,41 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Send UDP datagrams with a chosen skb->priority, TOS and first payload
+byte, so the aiclass selftests can drive each classification route (the
+priority, the priomap, RoCEv2 opcodes, burst sizes) packet by packet."""
+import argparse
+import socket
+import time
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__)
+    p.add_argument("dst")
+    p.add_argument("port", type=int)
+    p.add_argument("-n", "--count", type=int, default=1)
+    p.add_argument("-s", "--size", type=int, default=100,
+                   help="UDP payload bytes")
+    p.add_argument("-p", "--priority", type=lambda v: int(v, 0), default=0,
+                   help="SO_PRIORITY, e.g. 0x10011 for class 1:11")
+    p.add_argument("-t", "--tos", type=lambda v: int(v, 0), default=0)
+    p.add_argument("-b", "--first-byte", type=lambda v: int(v, 0),
+                   default=0, help="first payload byte (RoCE BTH opcode)")
+    p.add_argument("-S", "--sport", type=int, default=0)
+    p.add_argument("-i", "--interval", type=float, default=0,
+                   help="seconds between datagrams")
+    a = p.parse_args()
+
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.setsockopt(socket.SOL_SOCKET, socket.SO_PRIORITY, a.priority)
+    s.setsockopt(socket.IPPROTO_IP, socket.IP_TOS, a.tos)
+    if a.sport:
+        s.bind(("0.0.0.0", a.sport))
+    payload = bytes([a.first_byte]) + bytes(max(a.size - 1, 0))
+    for _ in range(a.count):
+        s.sendto(payload, (a.dst, a.port))
+        if a.interval:
+            time.sleep(a.interval)
+
+
+if __name__ == "__main__":
+    main()
