@@ -23,7 +23,7 @@
 #define AICLASS_TRAIN_MINOR_MIN		0x11	/* 1:11 */
 #define AICLASS_TRAIN_MINOR_MAX		0x20	/* 1:20 */
 #define AICLASS_MAX_LAT_BANDS		8
-#define AICLASS_MAX_TRAIN_CLASSES	10
+#define AICLASS_MAX_TRAIN_CLASSES	16
 #define AICLASS_MAX_CLASSES	(AICLASS_MAX_LAT_BANDS + AICLASS_MAX_TRAIN_CLASSES)
 #define AICLASS_PRIOMAP_LEN		16	/* skb->priority & 15 */
 #define AICLASS_PRIOMAP_AUTO		0	/* priomap entry: auto-classify */
@@ -65,7 +65,7 @@
 enum {
 	TCA_AICLASS_UNSPEC,
 	TCA_AICLASS_LAT_BANDS,		/* u8: latency bands, 1..8 */
-	TCA_AICLASS_TRAIN_CLASSES,	/* u8: training classes, 1..10 */
+	TCA_AICLASS_TRAIN_CLASSES,	/* u8: training classes, 1..16 */
 	TCA_AICLASS_WEIGHTS,		/* nest: TCA_AICLASS_WEIGHT per training
 					 * class, from 1:11 upward
 					 */
