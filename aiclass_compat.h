@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * aiclass_compat.h	Differences between the kernels aiclass builds for
- *			(Debian's 6.1 LTS and 6.12 LTS, any kernel >= 6.1).
- *			Feature-tested where stable backports blur versions.
+ * Differences between the kernels aiclass builds for (Debian's 6.1 LTS and
+ * 6.12 LTS, any kernel >= 6.1), feature-tested where stable backports blur
+ * version numbers.
  */
 #ifndef _AICLASS_COMPAT_H
 #define _AICLASS_COMPAT_H

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * sch_aiclass.c	AI training / inference classifying scheduler
+ * aiclass: AI training / inference classifying packet scheduler
  *
  * Description
  * -----------
@@ -1161,23 +1161,25 @@ static void aiclass_trim(struct Qdisc *sch)
 	struct aiclass_sched_data *q = qdisc_priv(sch);
 	unsigned int i, qlen = sch->q.qlen, backlog = sch->qstats.backlog;
 	struct aiclass_class *cl;
+	struct aiclass_flow *f;
 	u64 *reason;
 
 	for (i = 0; i < q->cfg.lat_bands; i++) {
 		cl = &q->classes[i];
-		while (cl->qlen > q->cfg.lat_limit)
-			aiclass_drop_head(sch, list_first_entry(&cl->flows,
-					  struct aiclass_flow, flowchain),
-					  &q->stats.drop_band, NULL);
+		while (cl->qlen > q->cfg.lat_limit) {
+			f = list_first_entry(&cl->flows, struct aiclass_flow,
+					     flowchain);
+			aiclass_drop_head(sch, f, &q->stats.drop_band, NULL);
+		}
 	}
 	aiclass_drop_training(sch, 0, 0, false, NULL);
 	while (aiclass_full(sch, 0, 0)) {
 		cl = &q->classes[__fls(q->lat_bitmap)];
 		reason = q->memory_used > q->cfg.memory_limit ?
 			 &q->stats.drop_memory : &q->stats.drop_overlimit;
-		aiclass_drop_head(sch, list_first_entry(&cl->flows,
-				  struct aiclass_flow, flowchain),
-				  reason, NULL);
+		f = list_first_entry(&cl->flows, struct aiclass_flow,
+				     flowchain);
+		aiclass_drop_head(sch, f, reason, NULL);
 	}
 	qdisc_tree_reduce_backlog(sch, qlen - sch->q.qlen,
 				  backlog - sch->qstats.backlog);
@@ -1642,6 +1644,7 @@ static struct Qdisc_ops aiclass_qdisc_ops __read_mostly = {
 	.dump_stats	= aiclass_dump_stats,
 	.owner		= THIS_MODULE,
 };
+
 AICLASS_MODULE_ALIAS("aiclass");
 
 static int __init aiclass_module_init(void)

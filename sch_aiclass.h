@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0 WITH Linux-syscall-note */
 /*
- * sch_aiclass.h	UAPI of the aiclass qdisc: netlink attributes, stats
- *			attributes and limits, shared by the kernel module,
- *			the tc plugin (tc/q_aiclass.c) and aiclassctl.
+ * UAPI of the aiclass qdisc: netlink attributes, stats attributes and
+ * limits, shared by the kernel module, the tc plugin (tc/q_aiclass.c) and
+ * aiclassctl.
  *
  * aiclass separates AI inference traffic (short RPC bursts, served from
  * strict-priority latency bands 1:1 .. 1:8) from AI training traffic (bulk
@@ -55,7 +55,7 @@
 #define AICLASS_DEF_LAT_LIMIT		1024		/* packets per band */
 #define AICLASS_DEF_MEMORY_LIMIT	(32 * 1024 * 1024)	/* bytes */
 #define AICLASS_MIN_MEMORY_LIMIT	(64 * 1024)		/* bytes */
-#define AICLASS_MAX_MEMORY_LIMIT	(1U << 31)		/* bytes */
+#define AICLASS_MAX_MEMORY_LIMIT	0x80000000U		/* bytes, 2 GiB */
 #define AICLASS_MAX_CE_THRESHOLD	(10 * 1000 * 1000)	/* us */
 #define AICLASS_DEF_ROCE_PORT		4791	/* RoCEv2 UDP port */
 #define AICLASS_MIN_QUANTUM		256			/* bytes */
@@ -110,6 +110,7 @@ enum {
 	TCA_AICLASS_PAD,
 	__TCA_AICLASS_MAX
 };
+
 #define TCA_AICLASS_MAX (__TCA_AICLASS_MAX - 1)
 
 /* Class options (tc class change ... aiclass weight W): nested in
@@ -121,6 +122,7 @@ enum {
 	TCA_AICLASS_CLASS_KIND,		/* u8: enum aiclass_class_kind (dump) */
 	__TCA_AICLASS_CLASS_MAX
 };
+
 #define TCA_AICLASS_CLASS_MAX (__TCA_AICLASS_CLASS_MAX - 1)
 
 enum aiclass_class_kind {
@@ -138,6 +140,7 @@ enum {
 	TCA_AICLASS_XSTATS_CLASS,	/* nest: TCA_AICLASS_CSTATS_* */
 	__TCA_AICLASS_XSTATS_MAX
 };
+
 #define TCA_AICLASS_XSTATS_MAX (__TCA_AICLASS_XSTATS_MAX - 1)
 
 /* Qdisc stats; all counters are u64 packets unless noted. */
@@ -164,6 +167,7 @@ enum {
 	TCA_AICLASS_STATS_FLOWS_MOVED,	/* queued flows moved between classes */
 	__TCA_AICLASS_STATS_MAX
 };
+
 #define TCA_AICLASS_STATS_MAX (__TCA_AICLASS_STATS_MAX - 1)
 
 /* Per-class stats; bytes, packets, drops, backlog and qlen come in the
@@ -181,6 +185,7 @@ enum {
 	TCA_AICLASS_CSTATS_CE_MARKS,	/* u64: packets marked CE */
 	__TCA_AICLASS_CSTATS_MAX
 };
+
 #define TCA_AICLASS_CSTATS_MAX (__TCA_AICLASS_CSTATS_MAX - 1)
 
 #endif /* _UAPI_SCH_AICLASS_H */
