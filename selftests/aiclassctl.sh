@@ -375,6 +375,38 @@ test_profiles() {
 	expect_rc 1 ctl profile nosuch dev "$DEV"
 }
 
+# Under mq, one aiclass per TX queue: show lists each, set changes every
+# instance of the device or the one "handle" names, all or nothing.
+test_mq_instances() {
+	local mq=aicmq0
+	ip link add "$mq" numtxqueues 2 type dummy
+	defer ip link del "$mq"
+	tc qdisc add dev "$mq" root handle 1: mq
+	tc qdisc add dev "$mq" parent 1:1 handle 10: aiclass
+	tc qdisc add dev "$mq" parent 1:2 handle 20: aiclass
+	ctl show dev "$mq" --json --interval 0 >"$TMP/mq0.json"
+	json_get "$TMP/mq0.json" '[(i["handle"], i["parent"], len(i["classes"])) for i in d["instances"]]' |
+		tee /dev/stderr | grep -qxF "[('10:', '1:1', 7), ('20:', '1:2', 7)]" ||
+		fail "show does not list both instances with their classes"
+	ctl set dev "$mq" burst 100kb weight :12=3
+	ctl set dev "$mq" handle 20: train_share 30
+	expect_rc 3 ctl set dev "$mq" weight 1:12=3
+	expect_err "does not belong to aiclass 10:"
+	ctl show dev "$mq" --json --interval 0 >"$TMP/mq1.json"
+	expect_rc 2 ctl set dev "$mq" burst 200kb weight :11=0
+	expect_err "rolled back"
+	ctl show dev "$mq" --json --interval 0 >"$TMP/mq2.json"
+	python3 - "$TMP/mq1.json" "$TMP/mq2.json" <<'PY'
+import json, sys
+a, b = (json.load(open(f))["instances"] for f in sys.argv[1:3])
+got = [(i["handle"], i["options"]["burst"], i["options"]["train_share"],
+        i["options"]["weights"]) for i in a]
+want = [("10:", 102400, 10, [1, 3, 1, 1]), ("20:", 102400, 30, [1, 3, 1, 1])]
+assert got == want, got
+assert [i["options"] for i in a] == [i["options"] for i in b], "rollback"
+PY
+}
+
 test_valgrind() {
 	require_cmd valgrind
 	local vg=(valgrind -q --error-exitcode=99 --leak-check=full
@@ -402,7 +434,7 @@ ip link set "$DEV" up
 ip addr add 10.77.0.1/24 dev "$DEV"
 ip neigh add 10.77.0.2 lladdr 02:00:00:00:00:02 dev "$DEV" nud permanent
 
-ktap_plan 12
+ktap_plan 13
 run_case "show --json is valid and matches tc -s -j" test_show_json_matches_tc
 run_case "show prints config, stats and the class table" test_show_text
 run_case "set changes exactly the options it names" test_set_exactly
@@ -414,5 +446,6 @@ run_case "watch redraws in place under tmux, Ctrl-C exits" test_watch_tmux
 run_case "apply a config file" test_apply_file
 run_case "apply --create installs aiclass" test_apply_create
 run_case "profiles training, inference, mixed" test_profiles
+run_case "several instances under mq" test_mq_instances
 run_case "show, set and watch are clean under valgrind" test_valgrind
 ktap_finish
