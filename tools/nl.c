@@ -288,15 +288,15 @@ int ac_report_nlerr(const char *what, const struct ac_nlerr *e)
 /* ------------------------------------------------------------------ */
 /* Parsing dumps */
 
-static uint64_t get_uint(const struct nlattr *a)
+static uint64_t get_uint(struct nlattr *a)
 {
 	switch (nla_len(a)) {
 	case 1:
-		return nla_get_u8((struct nlattr *)a);
+		return nla_get_u8(a);
 	case 2:
-		return nla_get_u16((struct nlattr *)a);
+		return nla_get_u16(a);
 	case 4:
-		return nla_get_u32((struct nlattr *)a);
+		return nla_get_u32(a);
 	default:
 		if (nla_len(a) >= 8) {
 			uint64_t v;
