@@ -234,7 +234,7 @@ static int parse_class_weight(struct parse_ctx *p, const char *s,
 	cls[eq - s] = '\0';
 	if (ac_parse_minor(cls, &minor, &major))
 		return bad(p, "invalid class \"%s\" (latency bands are 1:1 to "
-			   "1:8, training classes 1:11 to 1:1a)", cls);
+			   "1:8, training classes 1:11 to 1:20)", cls);
 	if (ac_parse_u64(eq + 1, &w) || w > UINT32_MAX)
 		return bad(p, "invalid weight \"%s\" for class %s (expected "
 			   "a number)", eq + 1, cls);
