@@ -1,0 +1,64 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Print sizeof(struct NAME) from the running kernel's BTF
+(/sys/kernel/btf/vmlinux, or a module's split BTF on top of it), so that
+make bench can report the per-flow state of the kernel's own qdiscs.
+
+usage: btfsize.py STRUCT [MODULE]
+"""
+import struct
+import sys
+
+BTF = "/sys/kernel/btf/"
+# bytes that follow struct btf_type, by kind: fixed, or per vlen entry
+FIXED = {1: 4, 3: 12, 14: 4, 17: 4}     # INT ARRAY VAR DECL_TAG
+PER_VLEN = {4: 12, 5: 12, 6: 8, 13: 8, 15: 12, 19: 12}  # STRUCT UNION ENUM
+                                        # FUNC_PROTO DATASEC ENUM64
+
+
+def types(data):
+    magic, _, _, hdr_len, type_off, type_len, str_off, str_len = \
+        struct.unpack_from("<HBBIIIII", data)
+    if magic != 0xEB9F:
+        raise SystemExit("not BTF")
+    t = hdr_len + type_off
+    end = t + type_len
+    strs = data[hdr_len + str_off:hdr_len + str_off + str_len]
+    out = []
+    while t < end:
+        name_off, info, size = struct.unpack_from("<III", data, t)
+        kind = (info >> 24) & 0x1F
+        vlen = info & 0xFFFF
+        t += 12
+        if kind in PER_VLEN:
+            t += PER_VLEN[kind] * vlen
+        elif kind in FIXED:
+            t += FIXED[kind]
+        out.append((name_off, kind, size))
+    return out, strs, str_len
+
+
+def name(strs, off):
+    return strs[off:strs.index(b"\0", off)].decode()
+
+
+def main():
+    want = sys.argv[1]
+    base = open(BTF + "vmlinux", "rb").read()
+    btypes, bstrs, blen = types(base)
+    if len(sys.argv) > 2:
+        mod = open(BTF + sys.argv[2], "rb").read()
+        mtypes, mstrs, _ = types(mod)
+        for off, kind, size in mtypes:
+            if kind == 4 and off >= blen and name(mstrs, off - blen) == want:
+                print(size)
+                return
+    for off, kind, size in btypes:
+        if kind == 4 and off and name(bstrs, off) == want:
+            print(size)
+            return
+    raise SystemExit("struct %s not found" % want)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,168 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-2.0
+"""Inference RPCs in Poisson bursts, each RPC timed (make bench).
+
+server: answers each request on a persistent TCP connection.  A request is
+an 8-byte header (request bytes, response bytes; network order) and the
+request body; the answer is the response bytes.
+
+client: keeps a pool of connections.  Bursts arrive as a Poisson process
+(--rate bursts per second); a burst is 1..--burst RPCs issued at once, each
+on its own idle connection, with a response size drawn from --sizes.  An
+RPC's time runs from its request's send to the last byte of its response.
+Writes JSON: one [latency_us, response_bytes, start_s] per completed RPC.
+
+The server runs where the responses must cross the bottleneck (the sender
+side of the dumbbell), the client on the far side: the requests are small,
+the responses (a few hundred bytes to tens of KB) are what is queued.
+"""
+import argparse
+import json
+import random
+import selectors
+import socket
+import struct
+import threading
+import time
+
+HDR = struct.Struct("!II")
+
+
+def recv_exact(conn, n, buf):
+    view = memoryview(buf)
+    got = 0
+    while got < n:
+        k = conn.recv_into(view[got:n])
+        if not k:
+            return False
+        got += k
+    return True
+
+
+def serve_conn(conn):
+    conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+    hdr = bytearray(HDR.size)
+    body = bytearray(1 << 20)
+    payload = bytes(1 << 20)
+    try:
+        while recv_exact(conn, HDR.size, hdr):
+            req, resp = HDR.unpack(hdr)
+            if not recv_exact(conn, min(req, len(body)), body):
+                break
+            conn.sendall(memoryview(payload)[:resp])
+    except OSError:
+        pass
+    conn.close()
+
+
+def server(a):
+    ls = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    ls.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    ls.bind((a.bind, a.port))
+    ls.listen(256)
+    while True:
+        conn, _ = ls.accept()
+        threading.Thread(target=serve_conn, args=(conn,), daemon=True).start()
+
+
+class Conn:
+    def __init__(self, dst, port):
+        self.s = socket.create_connection((dst, port))
+        self.s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self.s.setblocking(False)
+        self.want = 0
+        self.got = 0
+        self.t0 = 0.0
+
+
+def client(a):
+    rng = random.Random(a.seed)
+    sizes = [int(x) for x in a.sizes.split(",")]
+    conns = [Conn(a.dst, a.port) for _ in range(a.conns)]
+    free = list(conns)
+    sel = selectors.DefaultSelector()
+    for c in conns:
+        sel.register(c.s, selectors.EVENT_READ, c)
+    buf = bytearray(1 << 16)
+    req_body = bytes(a.request)
+    out = []
+    missed = 0
+    start = time.monotonic()
+    end = start + a.duration
+    next_burst = start + rng.expovariate(a.rate)
+    busy = 0
+    while True:
+        now = time.monotonic()
+        if now >= end and busy == 0:
+            break
+        if now >= next_burst and now < end:
+            for _ in range(rng.randint(1, a.burst)):
+                if not free:
+                    missed += 1
+                    continue
+                c = free.pop()
+                c.want = rng.choice(sizes)
+                c.got = 0
+                c.t0 = time.monotonic()
+                c.s.send(HDR.pack(len(req_body), c.want) + req_body)
+                busy += 1
+            next_burst += rng.expovariate(a.rate)
+            continue
+        timeout = max(0.0, min(next_burst, end) - now) if now < end else 0.5
+        for key, _ in sel.select(timeout):
+            c = key.data
+            try:
+                k = c.s.recv_into(buf)
+            except BlockingIOError:
+                continue
+            if not k:
+                raise SystemExit("rpc: server closed a connection")
+            c.got += k
+            if c.want and c.got >= c.want:
+                t = time.monotonic()
+                out.append([round((t - c.t0) * 1e6), c.want,
+                            round(c.t0 - start, 4)])
+                c.want = 0
+                free.append(c)
+                busy -= 1
+        if now >= end and time.monotonic() > end + a.drain:
+            break
+    res = {"rpcs": out, "missed": missed, "unfinished": busy,
+           "duration": a.duration, "rate": a.rate, "burst": a.burst,
+           "sizes": sizes, "request": a.request}
+    with open(a.out, "w") as f:
+        json.dump(res, f)
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__,
+                                formatter_class=argparse.RawTextHelpFormatter)
+    sub = p.add_subparsers(dest="cmd", required=True)
+    s = sub.add_parser("server")
+    s.add_argument("--bind", default="0.0.0.0")
+    s.add_argument("--port", type=int, default=7000)
+    c = sub.add_parser("client")
+    c.add_argument("--dst", required=True)
+    c.add_argument("--port", type=int, default=7000)
+    c.add_argument("--duration", type=float, default=10)
+    c.add_argument("--rate", type=float, default=20,
+                   help="bursts per second (Poisson)")
+    c.add_argument("--burst", type=int, default=6,
+                   help="RPCs per burst, uniform 1..N")
+    c.add_argument("--sizes", default="256,1024,4096,16384,32768",
+                   help="response bytes, drawn uniformly")
+    c.add_argument("--request", type=int, default=200)
+    c.add_argument("--conns", type=int, default=32)
+    c.add_argument("--drain", type=float, default=5,
+                   help="seconds to wait for answers after the end")
+    c.add_argument("--seed", type=int, default=1)
+    c.add_argument("--out", required=True)
+    a = p.parse_args()
+    if a.cmd == "server":
+        server(a)
+    else:
+        client(a)
+
+
+if __name__ == "__main__":
+    main()
