@@ -31,9 +31,9 @@
 
 #define AIC_MSG_MAX	1024	/* bound passed to addattr_*(), as tc does */
 
-/* The last training class minor that can exist: 1:1a.  sch_aiclass.h's
- * AICLASS_TRAIN_MINOR_MAX (0x20) is the end of the reserved range, but
- * there are at most AICLASS_MAX_TRAIN_CLASSES classes from 1:11 up.
+/* The last training class minor that can exist: AICLASS_MAX_TRAIN_CLASSES
+ * classes from 1:11 up, which is AICLASS_TRAIN_MINOR_MAX (1:20) as long as
+ * the two macros of sch_aiclass.h agree.
  */
 #define AIC_TRAIN_MINOR_LAST	(AICLASS_TRAIN_MINOR_MIN + AICLASS_MAX_TRAIN_CLASSES - 1)
 
