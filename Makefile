@@ -6,6 +6,8 @@
 #   make deps            Debian packages for everything below (as root)
 #   make check           deps, build, check-static, check-dkms, vmcheck
 #   make demo            training vs inference through pfifo_fast and aiclass
+#   make bench           aiclass vs pfifo_fast, fq_codel, cake, ets, prio into
+#                        results/ (BENCH_QUICK=1: a smoke run, results/quick)
 #   make install         module + depmod, tc plugin, tool, man pages
 #   make dkms            register with DKMS, build and install for $(KVER)
 #
@@ -31,6 +33,7 @@ SBINDIR ?= /usr/local/sbin
 
 SUBDIRS := $(patsubst %/Makefile,%,$(wildcard tc/Makefile tools/Makefile))
 TESTS ?=
+BENCH_QUICK ?=
 VM_TIMEOUT ?= 900
 
 all: module $(SUBDIRS)
@@ -65,6 +68,11 @@ demo:
 	$(MAKE) all
 	AICLASS_KERNEL=$(KVER) tools/vm/run -t 400 -- tools/demo.sh
 
+bench:
+	$(MAKE) deps
+	$(MAKE) all
+	AICLASS_KERNEL=$(KVER) AICLASS_BENCH_QUICK=$(BENCH_QUICK) tools/bench/bench.sh
+
 install: all
 	install -D -m 0644 sch_aiclass.ko \
 		$(DESTDIR)/lib/modules/$(KVER)/extra/sch_aiclass.ko
@@ -82,4 +90,4 @@ clean:
 	$(foreach d,$(SUBDIRS),$(MAKE) -C $(d) clean &&) true
 
 .PHONY: all module $(SUBDIRS) deps check check-static check-dkms vmcheck \
-	demo install dkms clean
+	demo bench install dkms clean

@@ -19,6 +19,9 @@ if [ -z "${AICLASS_VM:-}" ]; then
 fi
 # shellcheck source=../selftests/lib.sh
 . "$top/selftests/lib.sh"
+TOOL=demo
+# shellcheck source=bench/lib.sh
+. "$top/tools/bench/lib.sh"
 
 RATE_MBIT=${AICLASS_DEMO_RATE_MBIT:-40}
 SECS=${AICLASS_DEMO_SECONDS:-20}
@@ -26,27 +29,13 @@ UDP_MBIT=$((RATE_MBIT / 4))
 out=/tmp/aiclass-demo
 mkdir -p "$out"
 
-die() {
-	echo "demo: $*" >&2
-	exit 1
-}
-
-if [ ! -f "$AICLASS_KO" ]; then
-	die "sch_aiclass.ko is not built, nothing to compare (run: make demo, which builds it)"
-fi
-if ! aiclass_loaded; then
-	insmod "$AICLASS_KO" || die "insmod $AICLASS_KO failed: aiclass cannot be shown"
-fi
-for c in iperf3 sockperf python3; do
-	command -v "$c" >/dev/null || die "$c is not installed (make deps)"
-done
+need_aiclass
+need_cmds iperf3 sockperf python3
 
 dumbbell_setup -r "${RATE_MBIT}mbit" -d 5ms -o || die "dumbbell setup failed"
-ns_bg "$RCV" iperf3 -s -p 5201 >/dev/null
-ns_bg "$RCV" iperf3 -s -p 4791 >/dev/null
-ns_bg "$RCV" sockperf server --tcp -i "$RCV_IP" -p 11111 >/dev/null
-wait_listen "$RCV" 5201 && wait_listen "$RCV" 4791 && wait_listen "$RCV" 11111 ||
-	die "traffic servers did not start"
+start_server "$RCV" 5201 tcp iperf3 -s -p 5201
+start_server "$RCV" 4791 tcp iperf3 -s -p 4791
+start_server "$RCV" 11111 tcp sockperf server --tcp -i "$RCV_IP" -p 11111
 
 # run_load KIND: training and inference together through KIND; results in
 # $out/KIND.{tcp,udp}.json and $out/KIND.rpc.
@@ -57,8 +46,7 @@ run_load() {
 	ns_exec "$SND" iperf3 -c "$RCV_IP" -p 5201 -P 4 -t "$SECS" -J \
 		>"$out/$kind.tcp.json" &
 	tcp=$!
-	ns_exec "$SND" iperf3 -c "$RCV_IP" -p 4791 -u -b "${UDP_MBIT}M" -l 1400 \
-		-t "$SECS" -J >"$out/$kind.udp.json" &
+	udp_elephant "$SND" "$RCV_IP" 4791 "$UDP_MBIT" "$SECS" "$out/$kind.udp.json" &
 	udp=$!
 	sleep 3	# let the queue build
 	ns_exec "$SND" sockperf ping-pong --tcp -i "$RCV_IP" -p 11111 -m 200 \
@@ -83,6 +71,9 @@ rpc_count() {
 mbit() {
 	iperf3_mbit "$1" 2>/dev/null || echo n/a
 }
+udp_mbit() {
+	iperf3_udp_goodput "$1" 2>/dev/null || echo n/a
+}
 
 echo
 echo "aiclass demo: ${RATE_MBIT} Mbit/s bottleneck (HTB), 5 ms return delay, ${SECS}s per run"
@@ -96,7 +87,7 @@ printf '%-34s %14s %14s\n' "inference RPCs sent" \
 printf '%-34s %14s %14s\n' "training TCP goodput, 4 streams" \
 	"$(mbit "$out/pfifo_fast.tcp.json") Mb" "$(mbit "$out/aiclass.tcp.json") Mb"
 printf '%-34s %14s %14s\n' "training UDP 4791 goodput" \
-	"$(mbit "$out/pfifo_fast.udp.json") Mb" "$(mbit "$out/aiclass.udp.json") Mb"
+	"$(udp_mbit "$out/pfifo_fast.udp.json") Mb" "$(udp_mbit "$out/aiclass.udp.json") Mb"
 echo
 echo "tc -s qdisc show (aiclass run):"
 sed 's/^/  /' "$out/aiclass.qdisc"

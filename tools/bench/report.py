@@ -75,12 +75,41 @@ def coll_stats(c):
             "mbit": total * 8 / c["elapsed"] / 1e6}
 
 
-def udp_mbit(u):
+def udp_mbit(u, t0=None, win=None):
+    """Received UDP goodput: from the server's 1 s intervals inside the
+    counting window when there are some, else the whole run's."""
+    try:
+        iv = [i["sum"] for i in u["server_output_json"]["intervals"]]
+        if t0 is not None:
+            iv = [i for i in iv if i["start"] >= t0 - 0.5 and
+                  i["end"] <= t0 + win + 0.5]
+        secs = sum(i["end"] - i["start"] for i in iv)
+        if secs > 0:
+            return sum(i["bytes"] for i in iv) * 8 / secs / 1e6
+    except (KeyError, TypeError):
+        pass
     try:
         s = u["end"]["sum"]
         return s["bits_per_second"] * (1 - s.get("lost_percent", 0) / 100) / 1e6
     except (KeyError, TypeError):
         return None
+
+
+def sockperf(path):
+    """Percentiles of a sockperf ping-pong run, ms (full round trips)."""
+    r = {}
+    try:
+        for line in open(path):
+            if "percentile" in line and "=" in line:
+                k = line.split("percentile")[1].split("=")[0].strip()
+                r["p" + k] = float(line.split("=")[1]) / 1000
+            elif "<MAX> observation" in line:
+                r["max"] = float(line.split("=")[1]) / 1000
+            elif "SentMessages=" in line and "n" not in r:
+                r["n"] = int(line.split("SentMessages=")[1].split(";")[0])
+    except (OSError, ValueError, IndexError):
+        pass
+    return r
 
 
 def tcp_mbit(j):
@@ -122,8 +151,14 @@ def main():
         raw_lat[n] = sorted(r[0] / 1000 for r in loaded["rpcs"]) if loaded else []
         li, ll = lat_stats(idle), lat_stats(loaded)
         co = coll_stats(load(os.path.join(d, "coll.json")))
-        u = udp_mbit(load(os.path.join(d, "udp.json")))
         link = load(os.path.join(d, "link.json"), {})
+        win = link.get("window")
+        u = udp_mbit(load(os.path.join(d, "udp.json")),
+                     link.get("window_start"), win)
+        if win and link.get("collective_bytes"):
+            co["mbit"] = link["collective_bytes"] * 8 / win / 1e6
+        pi = sockperf(os.path.join(d, "idle.ping"))
+        pl = sockperf(os.path.join(d, "loaded.ping"))
         try:
             args = open(os.path.join(d, "qdisc.args")).read().strip()
         except OSError:
@@ -142,6 +177,10 @@ def main():
             "small_p99_ms": ll.get("small_p99"),
             "small_idle_p99_ms": li.get("small_p99"),
             "small_p99_x_idle": ratio(ll.get("small_p99"), li.get("small_p99")),
+            "ping_n": pl.get("n"), "ping_p50_ms": pl.get("p50.000"),
+            "ping_p99_ms": pl.get("p99.000"), "ping_p999_ms": pl.get("p99.900"),
+            "ping_idle_p99_ms": pi.get("p99.000"),
+            "ping_p99_x_idle": ratio(pl.get("p99.000"), pi.get("p99.000")),
             "collective_mbit": co.get("mbit"), "udp_mbit": u,
             "training_mbit": train, "link_util": util,
             "steps": co.get("steps"), "step_p50_s": co.get("step_p50"),
@@ -204,11 +243,14 @@ def main():
 
     target("RPC p99 under load <= 1.2x idle p99",
            a.get("p99_x_idle") is not None and a["p99_x_idle"] <= 1.2,
-           "%s x (small RPCs %s x); fq_codel %s x, cake %s x, pfifo_fast %s x" % (
-               fmt(a.get("p99_x_idle")), fmt(a.get("small_p99_x_idle")),
-               fmt(fq.get("p99_x_idle")),
+           "RPC bursts %s x, ping-pong %s x; fq_codel %s x / %s x, cake %s x / %s x, "
+           "pfifo_fast %s x / %s x" % (
+               fmt(a.get("p99_x_idle")), fmt(a.get("ping_p99_x_idle")),
+               fmt(fq.get("p99_x_idle")), fmt(fq.get("ping_p99_x_idle")),
                fmt(rows.get("cake", {}).get("p99_x_idle")),
-               fmt(rows.get("pfifo_fast", {}).get("p99_x_idle"))))
+               fmt(rows.get("cake", {}).get("ping_p99_x_idle")),
+               fmt(rows.get("pfifo_fast", {}).get("p99_x_idle")),
+               fmt(rows.get("pfifo_fast", {}).get("ping_p99_x_idle"))))
     g = ratio(a.get("training_mbit"), fq.get("training_mbit"))
     target("training goodput >= 0.97x fq_codel's", g is not None and g >= 0.97,
            "%s x (%s vs %s Mbit/s)" % (fmt(g), fmt(a.get("training_mbit"), 1),
@@ -269,21 +311,25 @@ def markdown(cond, rows, drr, pps, pgnames, mem, flowstate, targets):
     L.append("Load: %s TCP flows in lock-step, %d KB each per step, + UDP "
              "elephant to 4791 at %s Mbit/s, %s s; RPCs (200 B requests, "
              "256 B-32 KB responses, Poisson bursts of 1-6 at 20 per second) timed for %s s "
-             "loaded and %s s idle." % (
+             "loaded and %s s idle, with a sockperf TCP ping-pong (200 B, 100 per "
+             "second); link, training and CPU counted over a %s s window." % (
                  cond.get("collective_flows"), cond.get("step_bytes", 0) // 1024,
                  cond.get("udp_mbit"), cond.get("seconds"),
-                 cond.get("rpc_seconds"), cond.get("idle_seconds")))
+                 cond.get("rpc_seconds"), cond.get("idle_seconds"),
+                 cond.get("window_seconds")))
     L.append("")
     L.append("| contender | RPC p50 / p99 / p99.9 loaded, ms | RPC p99 idle, ms "
-             "| p99 x idle | small RPC p99 x idle | training Mbit/s | link util "
+             "| RPC p99 x idle | ping-pong p99 loaded / idle, ms | ping p99 x idle "
+             "| training Mbit/s | link util "
              "| step p50, s | Jain | guest CPU | pps 16 / 1k / 10k flows |")
-    L.append("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    L.append("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for r in rows.values():
         p = [r.get("pps_%d" % f) for f in FLOWS]
-        L.append("| %s | %s / %s / %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |" % (
+        L.append("| %s | %s / %s / %s | %s | %s | %s / %s | %s | %s | %s | %s | %s | %s | %s |" % (
             r["contender"], fmt(r["rpc_p50_ms"]), fmt(r["rpc_p99_ms"]),
             fmt(r["rpc_p999_ms"]), fmt(r["idle_p99_ms"]),
-            fmt(r["p99_x_idle"], 1), fmt(r["small_p99_x_idle"], 1),
+            fmt(r["p99_x_idle"], 1), fmt(r["ping_p99_ms"]),
+            fmt(r["ping_idle_p99_ms"]), fmt(r["ping_p99_x_idle"], 1),
             fmt(r["training_mbit"], 1),
             "%s %%" % fmt((r["link_util"] or 0) * 100, 1),
             fmt(r["step_p50_s"], 3), fmt(r["jain"], 3),
