@@ -1,18 +1,24 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # selftests/tc_plugin.sh - the tc plugin (tc/q_aiclass.so) against the real
-# module and the distribution's own tc: every case of tc-tests/aiclass.json,
+# module and a distribution's own tc: every case of tc-tests/aiclass.json,
 # in the format of the kernel's tools/testing/selftests/tc-testing (id,
 # name, setup, cmdUnderTest, expExitCode, verifyCmd, matchPattern,
 # matchCount, teardown; plus dependsOn, a command whose failure skips the
 # case).  Expected exit codes: 1 when tc's parser (the plugin) refuses,
 # 2 when the kernel does (its extack is checked in verifyCmd).
 #
-# Commands run under bash with these variables set: TC (tc with
-# TC_LIB_DIR=$TOP/tc), IP, DEV1 and DEV2 (dummy devices), TOP, TMP (a
-# scratch directory) and TC615 (tc 6.15 from bookworm-backports, unpacked
-# at $AICLASS_TC615, default /var/cache/aiclass-tc615/root/sbin/tc; cases
-# that need it skip when it is not there).
+# The tc under test is $AICLASS_TC (default: the system's, iproute2 6.1 on
+# bookworm); selftests/tc_plugin_tc615.sh runs the same cases with tc 6.15
+# from bookworm-backports.  Commands see these variables: TC (that tc, with
+# TC_LIB_DIR=$TOP/tc), IP, DEV1 and DEV2 (dummy devices), TOP and TMP (a
+# scratch directory).
+#
+# Speed (every process start is slow under TCG): a command that is plain
+# words, `;` and `2>&1` is started without a shell, and the fixture commands
+# "$IP link add dev D type dummy [|| /bin/true]", "$IP link set dev D up"
+# and "$IP link del dev D [type dummy]" are done over rtnetlink in the
+# runner itself, with ip's exit codes; everything else runs under bash.
 #
 # Usage: selftests/tc_plugin.sh [-v] [ID|NAME-REGEX ...]   (as root, in the
 # test bed guest: tools/vm/run -- selftests/tc_plugin.sh).  KTAP output;
@@ -27,41 +33,156 @@ ktap_skip_all() {
 	exit 4
 }
 
+TC=${AICLASS_TC:-tc}
 [ "$(id -u)" -eq 0 ] || ktap_skip_all "needs root"
-command -v tc >/dev/null || ktap_skip_all "no tc"
+command -v "$TC" >/dev/null || ktap_skip_all "no tc at $TC"
 command -v python3 >/dev/null || ktap_skip_all "no python3"
 if [ ! -f "$TOP/tc/q_aiclass.so" ] || [ "$TOP/tc/q_aiclass.c" -nt "$TOP/tc/q_aiclass.so" ]; then
 	make -s -C "$TOP/tc" >&2 || ktap_skip_all "cannot build tc/q_aiclass.so"
 fi
+AICLASS_KO=${AICLASS_KO:-$TOP/sch_aiclass.ko}
 if [ ! -d /sys/module/sch_aiclass ]; then
-	[ -f "$TOP/sch_aiclass.ko" ] || ktap_skip_all "sch_aiclass.ko is not built (run make)"
-	insmod "$TOP/sch_aiclass.ko" || ktap_skip_all "insmod sch_aiclass.ko failed"
+	[ -f "$AICLASS_KO" ] || ktap_skip_all "$AICLASS_KO is not built (run make)"
+	insmod "$AICLASS_KO" || ktap_skip_all "insmod $AICLASS_KO failed"
 fi
 
 export TC_LIB_DIR="$TOP/tc"
-export TC=tc IP=ip DEV1=aictc0 DEV2=aictc1
-export TC615=${AICLASS_TC615:-/var/cache/aiclass-tc615/root/sbin/tc}
+export TC IP=ip DEV1=aictc0 DEV2=aictc1
 TMP=$(mktemp -d)
 export TMP
 trap 'rm -rf "$TMP"; ip link del aictc0 2>/dev/null; ip link del aictc1 2>/dev/null' EXIT
+echo "# $("$TC" -V)"
 
-python3 - "$TOP/selftests/tc-tests/aiclass.json" "$@" <<'EOF'
+python3 - "$TOP/selftests/tc-tests/aiclass.json" "$@" <<'PYEOF'
+import errno
 import json
+import os
 import re
+import shlex
+import socket
+import struct
 import subprocess
 import sys
 
 CMD_TIMEOUT = 60
+VARS = ("TC", "IP", "DEV1", "DEV2", "TOP", "TMP")
+
+
+class Rtnl:
+    """Just enough rtnetlink for the dummy devices of the fixtures."""
+    RTM_NEWLINK, RTM_DELLINK, NLMSG_ERROR = 16, 17, 2
+    F_REQUEST, F_ACK, F_EXCL, F_CREATE = 0x1, 0x4, 0x200, 0x400
+    IFLA_IFNAME, IFLA_LINKINFO, IFLA_INFO_KIND, IFF_UP = 3, 18, 1, 1
+
+    def __init__(self):
+        self.sock = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW,
+                                  socket.NETLINK_ROUTE)
+        self.sock.bind((0, 0))
+        self.seq = 0
+
+    @staticmethod
+    def attr(kind, payload):
+        n = 4 + len(payload)
+        return struct.pack("HH", n, kind) + payload + b"\0" * (-n % 4)
+
+    def request(self, msg, flags, index=0, ifflags=0, change=0, attrs=b""):
+        """Send one request; 0 or the kernel's errno."""
+        self.seq += 1
+        body = struct.pack("BxHiII", socket.AF_UNSPEC, 0, index, ifflags,
+                           change) + attrs
+        self.sock.send(struct.pack("IHHII", 16 + len(body), msg,
+                                   flags | self.F_REQUEST | self.F_ACK,
+                                   self.seq, 0) + body)
+        while True:
+            data = self.sock.recv(65536)
+            off = 0
+            while off + 16 <= len(data):
+                n, kind, _, seq, _ = struct.unpack_from("IHHII", data, off)
+                if kind == self.NLMSG_ERROR and seq == self.seq:
+                    return -struct.unpack_from("i", data, off + 16)[0]
+                off += (n + 3) & ~3
+
+    def run(self, argv):
+        """`ip link add|set|del ...` of the fixtures: (exit code, output)
+        as ip gives them, or None when argv is something else."""
+        m = re.fullmatch(r"link (add|set|del) dev (\S+)( type dummy| up)?",
+                         " ".join(argv[1:]))
+        if not m or (m[1], m[3]) not in (("add", " type dummy"),
+                                          ("set", " up"), ("del", None),
+                                          ("del", " type dummy")):
+            return None
+        name = m[2]
+        if m[1] == "add":
+            kind = self.attr(self.IFLA_INFO_KIND, b"dummy")
+            err = self.request(self.RTM_NEWLINK, self.F_CREATE | self.F_EXCL,
+                               attrs=self.attr(self.IFLA_IFNAME,
+                                               name.encode() + b"\0") +
+                               self.attr(self.IFLA_LINKINFO, kind))
+        else:
+            try:
+                index = socket.if_nametoindex(name)
+            except OSError:
+                return 1, 'Cannot find device "%s"\n' % name
+            if m[1] == "set":
+                err = self.request(self.RTM_NEWLINK, 0, index, self.IFF_UP,
+                                   self.IFF_UP)
+            else:
+                err = self.request(self.RTM_DELLINK, 0, index)
+        if err:
+            return 2, "RTNETLINK answers: %s\n" % os.strerror(err)
+        return 0, ""
+
+
+RTNL = Rtnl()
+SHELL_CHARS = re.compile(r"[|&<>()`\\\"'*?\[\]#~{}$=!\n]")
+
+
+def plain(cmd):
+    """A command of plain words, `;` and `2>&1`: its argv lists (the known
+    $VARs expanded), else None."""
+    unknown = []
+
+    def expand(m):
+        name = m[1] or m[2]
+        if name not in VARS:
+            unknown.append(name)
+            return ""
+        return os.environ[name]
+    out = []
+    for part in cmd.split(";"):
+        part = re.sub(r"(^|\s)2>&1(?=\s|$)", " ", part)
+        if SHELL_CHARS.search(re.sub(r"\$(?:(\w+)|\{(\w+)\})", "", part)):
+            return None
+        argv = shlex.split(re.sub(r"\$(?:(\w+)|\{(\w+)\})", expand, part))
+        if unknown or not argv:
+            return None
+        out.append(argv)
+    return out
 
 
 def run(cmd):
-    """Run one shell command; (exit code, stdout + stderr)."""
-    try:
-        p = subprocess.run(["bash", "-c", cmd], stdout=subprocess.PIPE,
-                           stderr=subprocess.STDOUT, timeout=CMD_TIMEOUT)
-        return p.returncode, p.stdout.decode(errors="replace")
-    except subprocess.TimeoutExpired:
-        return -1, "timed out after %ds" % CMD_TIMEOUT
+    """Run one command; (exit code, stdout + stderr)."""
+    m = re.fullmatch(r"(.*?)\s*\|\|\s*(/bin/)?true", cmd)
+    if m:
+        return 0, run(m[1])[1]
+    cmds = plain(cmd)
+    if cmds is None:
+        cmds = [["bash", "-c", cmd]]
+    rc, out = 0, ""
+    for argv in cmds:
+        res = RTNL.run(argv) if argv[0] == os.environ["IP"] else None
+        if res is None:
+            try:
+                p = subprocess.run(argv, stdout=subprocess.PIPE,
+                                   stderr=subprocess.STDOUT,
+                                   timeout=CMD_TIMEOUT)
+                res = p.returncode, p.stdout.decode(errors="replace")
+            except subprocess.TimeoutExpired:
+                res = -1, "timed out after %ds" % CMD_TIMEOUT
+            except OSError as e:
+                res = 127, "%s: %s\n" % (argv[0], e.strerror)
+        rc, out = res[0], out + res[1]
+    return rc, out
 
 
 def run_list(cmds, what, diag):
@@ -144,5 +265,5 @@ def main():
 
 
 main()
-EOF
+PYEOF
 exit $?
