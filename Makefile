@@ -4,7 +4,8 @@
 #
 #   make                 module, tc plugin, tool
 #   make deps            Debian packages for everything below (as root)
-#   make check           deps, build, check-static, check-dkms, vmcheck
+#   make check           deps, build, check-static, check-dkms, vmcheck, each
+#                        on every kernel of CHECK_KVERS (6.1 and 6.12 LTS)
 #   make demo            training vs inference through pfifo_fast and aiclass
 #   make bench           aiclass vs pfifo_fast, fq_codel, cake, ets, prio into
 #                        results/ (BENCH_QUICK=1: a smoke run, results/quick)
@@ -26,6 +27,20 @@ KVER ?= $(shell tools/vm/kver 2>/dev/null || \
 endif
 KDIR ?= /lib/modules/$(KVER)/build
 
+# The kernels make check builds for and runs the selftests on: the newest
+# packaged kernel of each CHECK_SERIES, Debian's 6.1 LTS and the 6.12 LTS
+# from bookworm-backports (make deps installs both); AICLASS_KERNEL=V or
+# CHECK_KVERS="V..." narrows it.  Each gets its own build in build/KVER/, a
+# copy of the module sources (M= has no separate output directory before
+# 6.13), so that the modules never overwrite each other.
+CHECK_SERIES ?= 6.1 6.12
+ifneq ($(AICLASS_KERNEL),)
+CHECK_KVERS ?= $(AICLASS_KERNEL)
+else
+CHECK_KVERS ?= $(foreach s,$(CHECK_SERIES),$(shell tools/vm/kver $(s) || echo missing-$(s)))
+endif
+MODULE_SRCS := Kbuild $(filter-out %.mod.c,$(wildcard *.c)) $(wildcard *.h)
+
 VERSION := $(shell cat VERSION 2>/dev/null || \
 	git describe --always --dirty 2>/dev/null || echo 0)
 DESTDIR ?=
@@ -44,6 +59,16 @@ module:
 $(SUBDIRS):
 	$(MAKE) -C $@
 
+modules-check:
+	@set -e; for k in $(CHECK_KVERS); do \
+		if [ ! -f /lib/modules/$$k/build/Makefile ]; then \
+			echo "no kernel headers for $$k (make deps)" >&2; exit 1; \
+		fi; \
+		mkdir -p build/$$k; \
+		cp -p $(MODULE_SRCS) build/$$k/; \
+		$(MAKE) -C /lib/modules/$$k/build M=$(CURDIR)/build/$$k modules; \
+	done
+
 deps:
 	tools/deps
 
@@ -55,13 +80,14 @@ check:
 	$(MAKE) vmcheck
 
 check-static:
-	tools/check-static $(KDIR)
+	tools/check-static $(foreach k,$(CHECK_KVERS),/lib/modules/$(k)/build)
 
 check-dkms:
-	tools/check-dkms $(VERSION) $(KVER)
+	set -e; $(foreach k,$(CHECK_KVERS),tools/check-dkms $(VERSION) $(k);)
 
-vmcheck:
-	AICLASS_KERNEL=$(KVER) AICLASS_VM_TIMEOUT=$(VM_TIMEOUT) selftests/run $(TESTS)
+vmcheck: modules-check
+	AICLASS_VM_TIMEOUT=$(VM_TIMEOUT) selftests/run \
+		$(foreach k,$(CHECK_KVERS),-k $(k)) $(TESTS)
 
 demo:
 	$(MAKE) deps
@@ -87,7 +113,9 @@ dkms:
 
 clean:
 	if [ -d $(KDIR) ]; then $(MAKE) -C $(KDIR) M=$(CURDIR) clean; fi
+	rm -rf build
 	$(foreach d,$(SUBDIRS),$(MAKE) -C $(d) clean &&) true
 
-.PHONY: all module $(SUBDIRS) deps check check-static check-dkms vmcheck \
+.PHONY: all module modules-check $(SUBDIRS) deps check check-static \
+	check-dkms vmcheck \
 	demo bench install dkms clean
