@@ -89,6 +89,13 @@ vmcheck: modules-check
 	AICLASS_VM_TIMEOUT=$(VM_TIMEOUT) selftests/run \
 		$(foreach k,$(CHECK_KVERS),-k $(k)) $(TESTS)
 
+# The selftests on a debug kernel (KASAN, lockdep, kmemleak, UBSAN) built
+# from Debian's linux-source-6.1 and cached by its config fragment
+# (tools/debug-kernel/): about 20 minutes to build, once.
+check-debug:
+	$(MAKE) deps
+	tools/debug-kernel/check $(TESTS)
+
 demo:
 	$(MAKE) deps
 	$(MAKE) all
@@ -117,5 +124,5 @@ clean:
 	$(foreach d,$(SUBDIRS),$(MAKE) -C $(d) clean &&) true
 
 .PHONY: all module modules-check $(SUBDIRS) deps check check-static \
-	check-dkms vmcheck \
+	check-dkms vmcheck check-debug \
 	demo bench install dkms clean
