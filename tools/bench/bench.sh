@@ -38,7 +38,7 @@ TOOL=bench
 . "$top/tools/bench/lib.sh"
 bench=$top/tools/bench
 
-RATE_MBIT=${AICLASS_BENCH_RATE_MBIT:-50}
+RATE_MBIT=${AICLASS_BENCH_RATE_MBIT:-40}
 DELAY=${AICLASS_BENCH_DELAY:-2ms}
 COLL_FLOWS=${AICLASS_BENCH_FLOWS:-8}
 COLL_STEP=${AICLASS_BENCH_STEP:-524288}
@@ -205,9 +205,9 @@ run_contender() {
 
 	ns_exec "$SND" python3 "$bench/collective.py" client --dst "$RCV_IP" \
 		--port $COLL_PORT --flows "$COLL_FLOWS" --step "$COLL_STEP" \
-		--duration "$SECS" --out "$d/coll.json" &
+		--duration "$((SECS + 2))" --out "$d/coll.json" &
 	coll=$!
-	udp_elephant "$SND" "$RCV_IP" $ROCE_PORT "$UDP_MBIT" "$SECS" "$d/udp.json" \
+	udp_elephant "$SND" "$RCV_IP" $ROCE_PORT "$UDP_MBIT" "$((SECS + 2))" "$d/udp.json" \
 		--get-server-output &
 	udp=$!
 	sleep "$WARM"

@@ -6,6 +6,7 @@ make bench can report the per-flow state of the kernel's own qdiscs.
 
 usage: btfsize.py STRUCT [MODULE]
 """
+import os
 import struct
 import sys
 
@@ -46,7 +47,8 @@ def main():
     want = sys.argv[1]
     base = open(BTF + "vmlinux", "rb").read()
     btypes, bstrs, blen = types(base)
-    if len(sys.argv) > 2:
+    if len(sys.argv) > 2 and os.path.exists(BTF + sys.argv[2]):
+        # (a qdisc built into the kernel has no module BTF: vmlinux's)
         mod = open(BTF + sys.argv[2], "rb").read()
         mtypes, mstrs, _ = types(mod)
         for off, kind, size in mtypes:

@@ -229,6 +229,8 @@ def main():
                                    "bytes": int(p[2])}
     except OSError:
         pass
+    if "cake" in flowstate:
+        flowstate.setdefault("cake_diffserv4", flowstate["cake"])
     for n, r in rows.items():
         for f in FLOWS:
             r["pps_%d" % f] = pps.get(n, {}).get(f)
@@ -308,6 +310,13 @@ def markdown(cond, rows, drr, pps, pgnames, mem, flowstate, targets):
                  cond.get("delay"), cond.get("rtt_ms"), cond.get("date"),
                  cond.get("commit"),
                  " QUICK smoke run: numbers mean nothing." if cond.get("quick") else ""))
+    best = max((r["link_util"] or 0 for r in rows.values()), default=0)
+    if rows and best < 0.9:
+        L.append("")
+        L.append("**Warning: no contender got the link past %.0f %%: the emulated "
+                 "CPU, not the bottleneck, limited this run, so goodput and "
+                 "utilisation compare CPU cost more than scheduling.**" % (best * 100))
+        L.append("")
     L.append("Load: %s TCP flows in lock-step, %d KB each per step, + UDP "
              "elephant to 4791 at %s Mbit/s, %s s; RPCs (200 B requests, "
              "256 B-32 KB responses, Poisson bursts of 1-6 at 20 per second) timed for %s s "
@@ -392,7 +401,8 @@ def plots(out, rows, raw_lat, pps, pgnames):
         with open(f, "w") as fh:
             for i, x in enumerate(v):
                 fh.write("%.3f %.5f\n" % (x, (i + 1) / len(v)))
-        plot.append("'%s' using 1:2 with lines lw 2 title '%s'" % (f, n.replace("_", "\\_")))
+        plot.append("'%s' using 1:2 with lines lw 2 dt %d title '%s'" % (
+            f, 1 + len(plot) // 8, n.replace("_", "\\_")))
     if plot:
         gp = term + ("set output '%s'\nset logscale x\nset grid\n"
                      "set xlabel 'RPC completion time under load, ms (log)'\n"
