@@ -1155,8 +1155,11 @@ static void aiclass_commit_derived(struct Qdisc *sch)
 	sch->limit = cfg->limit;
 }
 
-/* Under the tree lock: drop what the new limits no longer hold. */
-static void aiclass_trim(struct Qdisc *sch)
+/* Under the tree lock: drop what the new limits no longer hold.  Bands are
+ * trimmed only when lat_limit itself shrank: packets a change moved into a
+ * band are kept, and new ones wait until the band is below its limit.
+ */
+static void aiclass_trim(struct Qdisc *sch, u32 old_lat_limit)
 {
 	struct aiclass_sched_data *q = qdisc_priv(sch);
 	unsigned int i, qlen = sch->q.qlen, backlog = sch->qstats.backlog;
@@ -1164,7 +1167,8 @@ static void aiclass_trim(struct Qdisc *sch)
 	struct aiclass_flow *f;
 	u64 *reason;
 
-	for (i = 0; i < q->cfg.lat_bands; i++) {
+	for (i = 0; i < q->cfg.lat_bands && q->cfg.lat_limit < old_lat_limit;
+	     i++) {
 		cl = &q->classes[i];
 		while (cl->qlen > q->cfg.lat_limit) {
 			f = list_first_entry(&cl->flows, struct aiclass_flow,
@@ -1192,6 +1196,7 @@ static int aiclass_change(struct Qdisc *sch, struct nlattr *opt,
 	struct nlattr *tb[TCA_AICLASS_MAX + 1];
 	struct aiclass_flow *flows = NULL, *old = NULL;
 	struct aiclass_config cfg;
+	u32 old_lat_limit;
 	int err;
 
 	if (!opt) {
@@ -1226,6 +1231,7 @@ static int aiclass_change(struct Qdisc *sch, struct nlattr *opt,
 		else
 			qdisc_watchdog_cancel(&q->watchdog);
 	}
+	old_lat_limit = q->cfg.lat_limit;
 	q->cfg = cfg;
 	aiclass_commit_derived(sch);
 	aiclass_rehome_classes(q);
@@ -1233,7 +1239,7 @@ static int aiclass_change(struct Qdisc *sch, struct nlattr *opt,
 		old = q->flows;
 		aiclass_rehash(q, flows, cfg.flows);
 	}
-	aiclass_trim(sch);
+	aiclass_trim(sch, old_lat_limit);
 	sch_tree_unlock(sch);
 
 	kvfree(old);

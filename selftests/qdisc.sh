@@ -384,9 +384,10 @@ test_change_under_traffic() {
 	dev_setup
 	aq rate 20mbit limit 100000 memory_limit 256mb lat_bands 4
 	pg_reset
-	# About twice the shaper rate for a few seconds: a queue builds, far
-	# below the limits, and every change below meets queued packets.
-	pg_flow 1 0 0x10004 delay 400000
+	# Latency at a fifth of the shaper rate, training at its whole rate:
+	# a queue builds, far below the limits, and every change below meets
+	# queued packets.
+	pg_flow 1 0 0x10004 delay 2000000
 	pg_flow 2 1 0x10012 delay 400000 flag UDPSRC_RND udp_src_min 1 udp_src_max 500
 	pg_start
 	for i in 1 2 3; do
@@ -406,7 +407,7 @@ test_change_under_traffic() {
 	offered=$(pg_total)
 	sent=$(tc -s qdisc show dev "$DEV" | awk '$1 == "Sent" { print $4; exit }')
 	echo "pktgen queued $offered packets, aiclass sent $sent, $(qstat flows_moved) flow moves"
-	check_eq "$(class_stat 1:1 dropped)" 0 "drops in 1:1"
+	check_eq "$(tc -s qdisc show dev "$DEV" | awk '$1 == "Sent" { sub(",", "", $7); print $7; exit }')" 0 "packets dropped"
 	check_eq "$sent" "$offered" "packets sent after live changes"
 	[ "$(qstat flows_moved)" -gt 0 ] || fail "no queued flow was moved"
 }
@@ -458,8 +459,6 @@ test_bad_values() {
 	refused qdisc change dev "$DEV" root aiclass default_class 1:15
 	refused qdisc change dev "$DEV" root aiclass train_classes 2
 	refused qdisc change dev "$DEV" root aiclass weights 1 2 3 4 5
-	refused qdisc change dev "$DEV" root aiclass flows 1000
-	refused qdisc change dev "$DEV" root aiclass burst 64kb flows 1000
 	refused class change dev "$DEV" classid 1:1 aiclass weight 3
 	refused class add dev "$DEV" parent 1: classid 1:30 aiclass weight 3
 	refused class del dev "$DEV" classid 1:11
