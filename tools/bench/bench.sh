@@ -46,8 +46,8 @@ UDP_MBIT=$((RATE_MBIT / 4))
 if [ -n "$quick" ]; then
 	SECS=${AICLASS_BENCH_SECONDS:-5}
 	IDLE_SECS=2
-	DRR_SECS=3
-	PG_COUNT=20000
+	DRR_SECS=2
+	PG_COUNT=10000
 	PG_REPS=1
 	OUT=${AICLASS_BENCH_OUT:-$top/results/quick}
 else
