@@ -881,6 +881,7 @@ static void aiclass_purge(struct Qdisc *sch)
 	}
 	q->lat_bitmap = 0;
 	q->train_qlen = 0;
+	q->train_mem = 0;
 	q->memory_used = 0;
 	q->active_flows = 0;
 	q->guard = 0;
