@@ -88,15 +88,24 @@ qdisc_counts() {
 }
 
 # pg_burst N [KEY VALUE]...: N packets through the qdisc of $DEV from two
-# sources (latency and training priorities, many flows), waited for.
+# sources (one with many flows, one with small packets), waited for 30 s at
+# most: pktgen counts only accepted packets towards N, so a qdisc that
+# refuses everything would keep it going forever.
 pg_burst() {
-	local n=$1
+	local n=$1 pid i
 	shift
 	pg_reset
 	pg_flow 1 0 0 count "$((n / 2))" delay 0 flag UDPSRC_RND \
 		udp_src_min 1 udp_src_max 2000 "$@"
 	pg_flow 2 1 0 count "$((n - n / 2))" delay 0 pkt_size 200 "$@"
-	echo start > "$PG/pgctrl"
+	(echo start > "$PG/pgctrl") &
+	pid=$!
+	for ((i = 0; i < 300; i++)); do
+		kill -0 "$pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	echo stop > "$PG/pgctrl"
+	wait "$pid" || true
 }
 
 # counts_add_up BEFORE OFFERED: the qdisc's counters now, less BEFORE
