@@ -871,6 +871,7 @@ static void aiclass_purge(struct Qdisc *sch)
 			f->tail = NULL;
 			f->qlen = 0;
 			f->backlog = 0;
+			f->mem = 0;
 			list_del_init(&f->flowchain);
 		}
 		cl->qlen = 0;
