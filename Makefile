@@ -50,7 +50,7 @@ SUBDIRS := $(patsubst %/Makefile,%,$(wildcard tc/Makefile tools/Makefile))
 TESTS ?=
 BENCH_QUICK ?=
 # A guard against a hung guest, per kernel; every test file has its own
-# limit (AICLASS_TEST_TIMEOUT, 300 s).
+# limit (AICLASS_TEST_TIMEOUT, 600 s).
 VM_TIMEOUT ?= 1800
 
 all: module $(SUBDIRS)
