@@ -575,7 +575,7 @@ class Gen:
                 t = struct.unpack_from("=H", b, i + 2)[0]
                 struct.pack_into("=H", b, i + 2, r.choice(
                     [t ^ NLA_F_NESTED, t ^ NLA_F_NET_BYTEORDER, r.randint(0, 24),
-                     t + 1, t - 1 & 0xFFFF]))
+                     (t + 1) & 0xFFFF, (t - 1) & 0xFFFF]))
             elif op == 4:                           # junk at the end
                 b += bytes(r.getrandbits(8) for _ in range(r.randint(1, 7)))
             elif op == 5 and b:                     # duplicate the front
