@@ -378,6 +378,32 @@ aiclass_unload() {
 	rmmod sch_aiclass || fail "rmmod sch_aiclass failed"
 }
 
+# aiclass_xstat KEY [PARENT]: a value of the first aiclass qdisc of $DEV (the
+# one at PARENT, if given) from `tc -s -j qdisc show`, the key as the tc
+# plugin prints it, found at any depth; 0 when that qdisc has no KEY,
+# nothing when there is no aiclass qdisc.  $TCNS: the namespace $DEV lives
+# in, if not this one.
+aiclass_xstat() {
+	${TCNS:+ip netns exec "$TCNS"} tc -s -j qdisc show dev "$DEV" ${2:+parent "$2"} | python3 -c '
+import json, sys
+def find(o, k):
+    if isinstance(o, dict):
+        if k in o:
+            return o[k]
+        o = list(o.values())
+    if isinstance(o, list):
+        for v in o:
+            r = find(v, k)
+            if r is not None:
+                return r
+    return None
+for q in json.load(sys.stdin):
+    if q.get("kind") == "aiclass":
+        v = find(q, sys.argv[1])
+        print(0 if v is None else v)
+        break' "$1"
+}
+
 # ------------------------------------------------------------- traffic ----
 
 # wait_listen NS PORT [tcp|udp]: wait up to 10 s for a listener on PORT.

@@ -47,26 +47,6 @@ class_stat() {
 		}'
 }
 
-# qstat KEY: a counter of the qdisc from `tc -s -j qdisc show` (the key as
-# the tc plugin prints it, found at any depth).
-qstat() {
-	tc -s -j qdisc show dev "$DEV" | python3 -c '
-import json, sys
-def find(o, k):
-    if isinstance(o, dict):
-        if k in o:
-            return o[k]
-        o = list(o.values())
-    if isinstance(o, list):
-        for v in o:
-            r = find(v, k)
-            if r is not None:
-                return r
-    return None
-v = find(json.load(sys.stdin), sys.argv[1])
-print(0 if v is None else v)' "$1"
-}
-
 # send ARGS...: udpsend.py to $DST through $DEV.
 send() {
 	$SEND "$DST" "$@"
@@ -122,11 +102,11 @@ test_route_priority() {
 	send 7000 -n 30 -p 0x10012 -S 7100
 	check_eq "$(class_stat 1:2 pkts)" 20 "packets in 1:2 (priority 1:2)"
 	check_eq "$(class_stat 1:12 pkts)" 30 "packets in 1:12 (priority 1:12)"
-	check_eq "$(qstat cls_priority)" 50 "packets classified by priority"
+	check_eq "$(aiclass_xstat cls_priority)" 50 "packets classified by priority"
 	# A priority naming a class that does not exist is not a match.
 	before=$(class_stat 1:1 pkts)
 	send 7000 -n 5 -p 0x10007 -S 7200
-	check_eq "$(qstat cls_priority)" 50 "priority 1:7 with 3 bands"
+	check_eq "$(aiclass_xstat cls_priority)" 50 "priority 1:7 with 3 bands"
 	check_eq "$(($(class_stat 1:1 pkts) - before))" 5 "packets to 1:1 (auto)"
 }
 
@@ -140,8 +120,8 @@ test_route_filter() {
 	send 7001 -n 25
 	send 7002 -n 7 -S 7300
 	check_eq "$(class_stat 1:13 pkts)" 25 "packets in 1:13 (filter)"
-	check_eq "$(qstat cls_filter)" 25 "packets classified by filter"
-	check_eq "$(qstat drop_filter)" 7 "packets shot by a filter action"
+	check_eq "$(aiclass_xstat cls_filter)" 25 "packets classified by filter"
+	check_eq "$(aiclass_xstat drop_filter)" 7 "packets shot by a filter action"
 	# skb->priority wins over filters.
 	send 7001 -n 4 -p 0x10003 -S 7400
 	check_eq "$(class_stat 1:3 pkts)" 4 "priority before filters"
@@ -155,7 +135,7 @@ test_route_priomap() {
 	send 7000 -n 6 -p 15 -S 7500
 	check_eq "$(class_stat 1:12 pkts)" 11 "priority 5 -> 1:12"
 	check_eq "$(class_stat 1:2 pkts)" 6 "priority 15 -> 1:2"
-	check_eq "$(qstat cls_priomap)" 17 "packets classified by priomap"
+	check_eq "$(aiclass_xstat cls_priomap)" 17 "packets classified by priomap"
 }
 
 test_route_roce() {
@@ -166,14 +146,14 @@ test_route_roce() {
 	send 4791 -n 12 -b 0x04 -S 7602		# RC send only: data
 	check_eq "$(class_stat 1:1 pkts)" 17 "CNP and ACK in 1:1"
 	check_eq "$(class_stat 1:11 pkts)" 12 "RoCE data in default class"
-	check_eq "$(qstat cls_roce)" 29 "packets classified as RoCE"
+	check_eq "$(aiclass_xstat cls_roce)" 29 "packets classified as RoCE"
 
 	tc qdisc change dev "$DEV" root aiclass default_class 1:13 roce_port 4792
 	send 4792 -n 5 -b 0x04 -S 7603
 	check_eq "$(class_stat 1:13 pkts)" 5 "RoCE data to default_class 1:13"
 	tc qdisc change dev "$DEV" root aiclass noroce
 	send 4792 -n 3 -b 0x81 -S 7604
-	check_eq "$(qstat cls_roce)" 34 "noroce stops RoCE classification"
+	check_eq "$(aiclass_xstat cls_roce)" 34 "noroce stops RoCE classification"
 }
 
 test_route_auto() {
@@ -193,14 +173,14 @@ for k in range(1, 401):
 print(" ".join(str(n[c]) for c in (1, 2, 3, 0x11)))')
 	got="$(class_stat 1:1 pkts) $(class_stat 1:2 pkts) $(class_stat 1:3 pkts) $(class_stat 1:11 pkts)"
 	check_eq "$got" "$expect" "packets in 1:1 1:2 1:3 1:11 for one 400 KB burst"
-	check_eq "$(qstat demotions)" 3 "demotions"
+	check_eq "$(aiclass_xstat demotions)" 3 "demotions"
 
 	tc qdisc change dev "$DEV" root aiclass idle 100ms
 	sleep 0.3
 	send 7000 -n 10 -s 1000 -S 7700
 	c=$(class_stat 1:1 pkts)
 	check_eq "$c" "$(( ${expect%% *} + 10 ))" "new burst after idle starts in 1:1"
-	[ "$(qstat idle_resets)" -ge 1 ] || fail "idle_resets not counted"
+	[ "$(aiclass_xstat idle_resets)" -ge 1 ] || fail "idle_resets not counted"
 }
 
 # -------------------------------------------------------- scheduling ----
@@ -247,7 +227,7 @@ test_guard_share() {
 	echo "training got $share% of $W_TOTAL bytes while 1:1 oversubscribed the link"
 	awk -v s="$share" 'BEGIN { exit !(s >= 8 && s <= 12) }' ||
 		fail "training share $share% is not 10 +- 2 points"
-	[ "$(qstat guard_yields)" -gt 0 ] || fail "no guard yields counted"
+	[ "$(aiclass_xstat guard_yields)" -gt 0 ] || fail "no guard yields counted"
 }
 
 test_strict_priority_under_guard() {
@@ -282,7 +262,7 @@ test_ce_threshold() {
 	sleep 3
 	pg_stop
 	wait_drained
-	marks=$(qstat ce_marks)
+	marks=$(aiclass_xstat ce_marks)
 	echo "$marks CE marks under a saturating ECT flood"
 	[ "$marks" -gt 0 ] || fail "no CE marks above ce_threshold"
 
@@ -294,7 +274,7 @@ test_ce_threshold() {
 	pg_start
 	sleep 3
 	pg_stop
-	check_eq "$(qstat ce_marks)" 0 "CE marks on non-ECT packets"
+	check_eq "$(aiclass_xstat ce_marks)" 0 "CE marks on non-ECT packets"
 
 	# Below the shaper rate the queue stays short: no marks.
 	aq rate 20mbit ce_threshold 50ms
@@ -303,7 +283,7 @@ test_ce_threshold() {
 	pg_start
 	sleep 3
 	pg_stop
-	check_eq "$(qstat ce_marks)" 0 "CE marks with the queue below ce_threshold"
+	check_eq "$(aiclass_xstat ce_marks)" 0 "CE marks with the queue below ce_threshold"
 	[ "$(class_stat 1:11 pkts)" -gt 0 ] || fail "light flow sent nothing"
 	: "$before"
 }
@@ -327,7 +307,7 @@ qlen_now() {
 }
 
 mem_now() {
-	qstat memory_used
+	aiclass_xstat memory_used
 }
 
 # flood_holds PROBE CAP DROPS AICLASS_OPTIONS...: flood two training
@@ -347,7 +327,7 @@ flood_holds() {
 	pg_stop
 	echo "largest $probe seen: $max, cap $cap ($*)"
 	[ "$max" -le "$cap" ] || fail "$probe reached $max, over $cap"
-	[ "$(qstat "$drops")" -gt 0 ] || fail "no $drops counted"
+	[ "$(aiclass_xstat "$drops")" -gt 0 ] || fail "no $drops counted"
 	wait_drained
 }
 
@@ -370,8 +350,8 @@ test_latency_band_limit() {
 	pg_stop
 	echo "largest 1:1 queue seen: $max packets, lat_limit 50"
 	[ "$max" -le 50 ] || fail "band 1:1 held $max packets over lat_limit 50"
-	[ "$(qstat drop_band)" -gt 0 ] || fail "no band-limit drops counted"
-	check_eq "$(qstat drop_overlimit)" 0 "over-limit drops of latency traffic"
+	[ "$(aiclass_xstat drop_band)" -gt 0 ] || fail "no band-limit drops counted"
+	check_eq "$(aiclass_xstat drop_overlimit)" 0 "over-limit drops of latency traffic"
 }
 
 # ----------------------------------------------------- live changes ----
@@ -403,10 +383,10 @@ test_change_under_traffic() {
 	wait_drained
 	offered=$(pg_total)
 	sent=$(tc -s qdisc show dev "$DEV" | awk '$1 == "Sent" { print $4; exit }')
-	echo "pktgen queued $offered packets, aiclass sent $sent, $(qstat flows_moved) flow moves"
+	echo "pktgen queued $offered packets, aiclass sent $sent, $(aiclass_xstat flows_moved) flow moves"
 	check_eq "$(tc -s qdisc show dev "$DEV" | awk '$1 == "Sent" { sub(",", "", $7); print $7; exit }')" 0 "packets dropped"
 	check_eq "$sent" "$offered" "packets sent after live changes"
-	[ "$(qstat flows_moved)" -gt 0 ] || fail "no queued flow was moved"
+	[ "$(aiclass_xstat flows_moved)" -gt 0 ] || fail "no queued flow was moved"
 }
 
 test_shrink_limit_drops_excess() {
@@ -423,10 +403,10 @@ test_shrink_limit_drops_excess() {
 	sleep 0.2
 	qlen=$(qlen_now)
 	[ "$qlen" -gt 100 ] || fail "no queue built ($qlen packets)"
-	drops=$(qstat drop_overlimit)
+	drops=$(aiclass_xstat drop_overlimit)
 	tc qdisc change dev "$DEV" root aiclass limit 100
 	check_eq "$(qlen_now)" 100 "queue after shrinking limit to 100"
-	check_eq "$(($(qstat drop_overlimit) - drops))" "$((qlen - 100))" \
+	check_eq "$(($(aiclass_xstat drop_overlimit) - drops))" "$((qlen - 100))" \
 		"packets dropped by the shrink"
 	tc qdisc change dev "$DEV" root aiclass rate 0
 	wait_drained

@@ -40,34 +40,11 @@ no_report() {
 	[ -z "$new" ] || fail "kernel report: $new"
 }
 
-# xstat KEY [PARENT]: an aiclass stats value from `tc -s -j qdisc show`.
-# ($TCNS: a namespace the device lives in.)
-xstat() {
-	${TCNS:+ip netns exec "$TCNS"} tc -s -j qdisc show dev "$DEV" ${2:+parent "$2"} | python3 -c '
-import json, sys
-for q in json.load(sys.stdin):
-    if q.get("kind") != "aiclass":
-        continue
-    def find(o, k):
-        if isinstance(o, dict):
-            if k in o:
-                return o[k]
-            o = list(o.values())
-        if isinstance(o, list):
-            for v in o:
-                r = find(v, k)
-                if r is not None:
-                    return r
-    v = find(q, sys.argv[1])
-    print(0 if v is None else v)
-    break' "$1"
-}
-
 # idle_clean [PARENT]: drained and nothing left accounted.
 idle_clean() {
 	qdisc_drained "$@"
-	check_eq "$(xstat memory_used "$@")" 0 "memory_used when empty"
-	check_eq "$(xstat active_flows "$@")" 0 "active_flows when empty"
+	check_eq "$(aiclass_xstat memory_used "$@")" 0 "memory_used when empty"
+	check_eq "$(aiclass_xstat active_flows "$@")" 0 "active_flows when empty"
 }
 
 # flood: training and latency pktgen sources into $DEV, paced.
@@ -142,7 +119,7 @@ test_change_every_option() {
 			auto auto auto auto auto auto auto auto auto auto auto auto
 	done
 	finish_counts
-	echo "$(xstat flows_moved) flow moves, $(xstat drop_overlimit) + $(xstat drop_memory) + $(xstat drop_filter) + $(xstat drop_band) drops"
+	echo "$(aiclass_xstat flows_moved) flow moves, $(aiclass_xstat drop_overlimit) + $(aiclass_xstat drop_memory) + $(aiclass_xstat drop_filter) + $(aiclass_xstat drop_band) drops"
 	no_report
 }
 
@@ -191,7 +168,7 @@ test_link_flap() {
 		ip link set "$DEV" down
 		pg_stop
 		check_eq "$(qdisc_counts | cut -d' ' -f3)" 0 "backlog after link down"
-		check_eq "$(xstat memory_used)" 0 "memory_used after link down"
+		check_eq "$(aiclass_xstat memory_used)" 0 "memory_used after link down"
 		ip link set "$DEV" up
 		tc qdisc change dev "$DEV" root aiclass rate 0
 		before=$(qdisc_counts)
@@ -200,7 +177,7 @@ test_link_flap() {
 		counts_add_up "$before" "$(pg_offered)"
 		read -r s _ <<<"$(qdisc_counts)"
 		[ "$s" -gt "${before%% *}" ] ||
-			fail "nothing sent after the link came back: $(xstat drop_memory) drop_memory, $(xstat drop_overlimit) drop_overlimit"
+			fail "nothing sent after the link came back: $(aiclass_xstat drop_memory) drop_memory, $(aiclass_xstat drop_overlimit) drop_overlimit"
 	done
 	no_report
 }
@@ -238,8 +215,8 @@ test_link_flap_then_demote() {
 	counts_add_up "$before" "$(pg_offered)"
 	read -r s _ <<<"$(qdisc_counts)"
 	[ "$s" -gt "${before%% *}" ] ||
-		fail "nothing sent: $(xstat drop_memory) drop_memory, $(xstat flows_moved) flows moved"
-	check_eq "$(xstat drop_memory)" 0 "drops over memory_limit (32 MB, far away)"
+		fail "nothing sent: $(aiclass_xstat drop_memory) drop_memory, $(aiclass_xstat flows_moved) flows moved"
+	check_eq "$(aiclass_xstat drop_memory)" 0 "drops over memory_limit (32 MB, far away)"
 	no_report
 }
 
@@ -252,7 +229,7 @@ test_flows_beyond_table() {
 	pg_flow 2 1 0x10011 delay 100000 flag UDPDST_RND udp_dst_min 1 udp_dst_max 60000
 	pg_start
 	sleep 3
-	[ "$(xstat active_flows)" -le 16 ] || fail "active_flows $(xstat active_flows) > 16"
+	[ "$(aiclass_xstat active_flows)" -le 16 ] || fail "active_flows $(aiclass_xstat active_flows) > 16"
 	tc qdisc change dev "$DEV" root aiclass flows 64
 	sleep 1
 	tc qdisc change dev "$DEV" root aiclass flows 16
@@ -287,13 +264,13 @@ test_memory_pressure() {
 	pg_flow 2 1 0 delay 50000 pkt_size 9000
 	pg_start
 	for ((i = 0; i < 10; i++)); do
-		used=$(xstat memory_used)
+		used=$(aiclass_xstat memory_used)
 		[ "$used" -le 65536 ] || fail "memory_used $used > memory_limit 65536"
 		[ "$used" -le "$max" ] || max=$used
 		sleep 0.2
 	done
-	echo "memory_used up to $max of 65536, $(xstat drop_memory) memory drops"
-	[ "$(xstat drop_memory)" -gt 0 ] || fail "no memory drops at the limit"
+	echo "memory_used up to $max of 65536, $(aiclass_xstat drop_memory) memory drops"
+	[ "$(aiclass_xstat drop_memory)" -gt 0 ] || fail "no memory drops at the limit"
 	finish_counts
 	no_report
 }
@@ -321,9 +298,10 @@ test_tcp_gso_veth() {
 	ip netns exec aics-a tc -s qdisc show dev va | sed -n 1,3p
 	ip netns exec aics-a tc -s qdisc show dev va | grep -q "backlog 0b 0p" ||
 		fail "backlog left on va"
+	# shellcheck disable=SC2034  # TCNS is aiclass_xstat's
 	DEV=va TCNS=aics-a
-	check_eq "$(xstat memory_used)" 0 "memory_used when empty"
-	check_eq "$(xstat active_flows)" 0 "active_flows when empty"
+	check_eq "$(aiclass_xstat memory_used)" 0 "memory_used when empty"
+	check_eq "$(aiclass_xstat active_flows)" 0 "active_flows when empty"
 	no_report
 }
 
