@@ -18,14 +18,6 @@ SEED=${AICLASS_FUZZ_SEED:-1}
 COUNT=${AICLASS_FUZZ_COUNT:-3000}
 FUZZ="python3 $TOP/selftests/nlfuzz.py"
 
-dev_setup() {
-	ip link del "$DEV" 2>/dev/null || true
-	ip link add "$DEV" type dummy
-	sysctl -qw "net.ipv6.conf.$DEV.disable_ipv6=1"
-	ip link set "$DEV" up
-	ip addr add 198.18.1.1/24 dev "$DEV"
-}
-
 test_fuzz_under_traffic() {
 	local rc=0
 	tc qdisc replace dev "$DEV" root handle 1: aiclass
@@ -57,8 +49,7 @@ test_forwards_after() {
 aiclass_load
 require_cmd python3
 ktap_plan 2
-dev_setup || ktap_bail "cannot set up $DEV"
-defer ip link del "$DEV"
+dummy_dev "$DEV" 198.18.1.1/24 || ktap_bail "cannot set up $DEV"
 run_case "$COUNT fuzzed netlink messages (seed $SEED), config as modelled" test_fuzz_under_traffic
 run_case "still forwards after fuzzing, counters add up" test_forwards_after
 ktap_finish

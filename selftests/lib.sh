@@ -257,6 +257,18 @@ veth_pair() {
 	ip -n "$1" link set "$2" up && ip -n "$3" link set "$4" up
 }
 
+# dummy_dev NAME ADDR/PREFIX [MTU]: a fresh dummy device NAME, up, with the
+# address and IPv6 off (no autoconfiguration packets: every packet its qdisc
+# counts is the test's own); deleted when the case (or file) ends.
+dummy_dev() {
+	ip link del "$1" 2>/dev/null || true
+	ip link add "$1" type dummy
+	defer ip link del "$1"
+	sysctl -qw "net.ipv6.conf.$1.disable_ipv6=1"
+	ip link set "$1" ${3:+mtu "$3"} up
+	ip addr add "$2" dev "$1"
+}
+
 # The dumbbell:
 #
 #   $SND eth0 ---- in0 $RTR out0 ---- eth0 $RCV

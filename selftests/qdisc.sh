@@ -20,13 +20,7 @@ SEND="python3 $TOP/selftests/udpsend.py"
 # ------------------------------------------------------------- helpers ----
 
 dev_setup() {
-	ip link del "$DEV" 2>/dev/null || true
-	ip link add "$DEV" type dummy
-	# No IPv6 autoconfiguration packets: every packet counted is ours.
-	sysctl -qw "net.ipv6.conf.$DEV.disable_ipv6=1"
-	ip link set "$DEV" up
-	ip addr add 198.18.0.1/24 dev "$DEV"
-	defer ip link del "$DEV"
+	dummy_dev "$DEV" 198.18.0.1/24
 }
 
 # aq OPTIONS...: a fresh aiclass, handle 1:, root of $DEV.

@@ -18,13 +18,9 @@ DEV=aics0
 DST=198.18.2.2
 ROUNDS=${AICLASS_STRESS_ROUNDS:-2}
 
+# dummy_setup: $DEV, with room for 64 KB packets.
 dummy_setup() {
-	ip link del "$DEV" 2>/dev/null || true
-	ip link add "$DEV" type dummy
-	sysctl -qw "net.ipv6.conf.$DEV.disable_ipv6=1"
-	ip link set "$DEV" mtu 65535 up
-	ip addr add 198.18.2.1/24 dev "$DEV"
-	defer ip link del "$DEV"
+	dummy_dev "$DEV" 198.18.2.1/24 65535
 }
 
 # report_mark / no_report: kernel reports logged since the mark fail the
