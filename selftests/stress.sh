@@ -60,6 +60,19 @@ finish_counts() {
 	counts_add_up "0 0 0" "$(pg_offered)"
 }
 
+# burst_after_flood: stop the flood and the shaper; once the qdisc is idle
+# and clean, a burst of 1000 packets goes through it, the counters add up
+# and it is clean again.  BURST_BEFORE: qdisc_counts before the burst.
+burst_after_flood() {
+	pg_stop
+	tc qdisc change dev "$DEV" root aiclass rate 0
+	idle_clean
+	BURST_BEFORE=$(qdisc_counts)
+	pg_burst 1000
+	idle_clean
+	counts_add_up "$BURST_BEFORE" "$(pg_offered)"
+}
+
 # ---------------------------------------------------------------- cases ----
 
 test_change_every_option() {
@@ -120,7 +133,7 @@ test_change_every_option() {
 }
 
 test_replace_delete() {
-	local r before
+	local r
 	report_mark
 	dummy_setup
 	flood
@@ -137,14 +150,8 @@ test_replace_delete() {
 		tc qdisc add dev "$DEV" root handle 1: aiclass rate 5mbit
 		rmmod sch_aiclass 2>/dev/null && fail "rmmod succeeded with aiclass in use"
 	done
-	pg_stop
-	tc qdisc change dev "$DEV" root aiclass rate 0
-	idle_clean
 	# the last instance still forwards and accounts
-	before=$(qdisc_counts)
-	pg_burst 1000
-	idle_clean
-	counts_add_up "$before" "$(pg_offered)"
+	burst_after_flood
 	# and once no qdisc uses it, the module unloads and comes back
 	tc qdisc del dev "$DEV" root
 	aiclass_unload
@@ -185,7 +192,7 @@ test_link_flap() {
 # latency side's room (memory_used - train_mem) wraps around and every
 # packet is dropped as over memory.
 test_link_flap_then_demote() {
-	local before s
+	local s
 	report_mark
 	dummy_setup
 	tc qdisc add dev "$DEV" root handle 1: aiclass rate 2mbit lat_bands 1 elephant 8kb
@@ -202,15 +209,9 @@ test_link_flap_then_demote() {
 	pg_flow 1 0 0 delay 500000
 	pg_start
 	sleep 1
-	pg_stop
-	tc qdisc change dev "$DEV" root aiclass rate 0
-	idle_clean
-	before=$(qdisc_counts)
-	pg_burst 1000
-	idle_clean
-	counts_add_up "$before" "$(pg_offered)"
+	burst_after_flood
 	read -r s _ <<<"$(qdisc_counts)"
-	[ "$s" -gt "${before%% *}" ] ||
+	[ "$s" -gt "${BURST_BEFORE%% *}" ] ||
 		fail "nothing sent: $(aiclass_xstat drop_memory) drop_memory, $(aiclass_xstat flows_moved) flows moved"
 	check_eq "$(aiclass_xstat drop_memory)" 0 "drops over memory_limit (32 MB, far away)"
 	no_report
