@@ -459,6 +459,31 @@ static int no_aiclass(const struct view_args *va)
 	return EXIT_NODEV;
 }
 
+/*
+ * The first sample of show and watch: the ifindex of va's device (0: all
+ * devices) in *ifindex, the instances va selects in *st.  Returns 0, or an
+ * exit code after saying why (no such device; a device named but no
+ * aiclass instance selected on it).
+ */
+static int first_sample(struct nl_sock *sk, const struct view_args *va,
+			int *ifindex, struct ac_state *st)
+{
+	int err;
+
+	*ifindex = resolve(sk, va);
+	if (*ifindex < 0)
+		return -*ifindex;
+	err = ac_read_state(sk, *ifindex, st);
+	if (err)
+		return err;
+	filter_handle(st, va->handle);
+	if (va->dev && !st->ninst) {
+		ac_free_state(st);
+		return no_aiclass(va);
+	}
+	return 0;
+}
+
 static void sleep_for(double sec)
 {
 	struct timespec ts;
@@ -481,17 +506,9 @@ int cmd_show(struct nl_sock *sk, int argc, char **argv)
 		ac_err("show: --count is for watch");
 		return EXIT_USAGE;
 	}
-	ifindex = resolve(sk, &va);
-	if (ifindex < 0)
-		return -ifindex;
-	err = ac_read_state(sk, ifindex, &st);
+	err = first_sample(sk, &va, &ifindex, &st);
 	if (err)
 		return err;
-	filter_handle(&st, va.handle);
-	if (va.dev && !st.ninst) {
-		ac_free_state(&st);
-		return no_aiclass(&va);
-	}
 	if (va.interval > 0 && st.ninst) {
 		/* a second sample, for rates over the interval */
 		prev = st;
@@ -616,17 +633,9 @@ int cmd_watch(struct nl_sock *sk, int argc, char **argv)
 	}
 	if (va.interval < 0.1)
 		va.interval = 0.1;
-	ifindex = resolve(sk, &va);
-	if (ifindex < 0)
-		return -ifindex;
-	err = ac_read_state(sk, ifindex, &st);
+	err = first_sample(sk, &va, &ifindex, &st);
 	if (err)
 		return err;
-	filter_handle(&st, va.handle);
-	if (va.dev && !st.ninst) {
-		ac_free_state(&st);
-		return no_aiclass(&va);
-	}
 
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = on_signal;	/* no SA_RESTART: wake the sleep */
