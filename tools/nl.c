@@ -738,6 +738,29 @@ static int put_options(struct nl_msg *msg, const struct ac_config *c)
 	return nla_nest_end(msg, nest);
 }
 
+/* A change request to aiclass: *t, then TCA_KIND; NULL without memory. */
+static struct nl_msg *aiclass_msg(int type, int flags, struct tcmsg *t)
+{
+	struct nl_msg *msg = nlmsg_alloc_simple(type, flags);
+
+	if (!msg)
+		return NULL;
+	if (nlmsg_append(msg, t, sizeof(*t), NLMSG_ALIGNTO) < 0 ||
+	    nla_put_string(msg, TCA_KIND, "aiclass") < 0) {
+		nlmsg_free(msg);
+		return NULL;
+	}
+	return msg;
+}
+
+/* A request that could not be built: *e says out of memory; -1. */
+static int nomem(struct ac_nlerr *e)
+{
+	memset(e, 0, sizeof(*e));
+	e->nlerr = NLE_NOMEM;
+	return -1;
+}
+
 /*
  * One RTM_NEWQDISC carrying the options in *c: a change of instance *in,
  * or (create) a new root aiclass with handle in->handle on in->ifindex.
@@ -753,26 +776,16 @@ int ac_send_qdisc_opts(struct nl_sock *sk, const struct ac_instance *in,
 		.tcm_parent = in->parent,
 	};
 	struct nl_msg *msg;
-	int err;
 
-	msg = nlmsg_alloc_simple(RTM_NEWQDISC,
-				 create ? NLM_F_CREATE | NLM_F_REPLACE : 0);
+	msg = aiclass_msg(RTM_NEWQDISC,
+			  create ? NLM_F_CREATE | NLM_F_REPLACE : 0, &t);
 	if (!msg)
-		goto nomem;
-	err = nlmsg_append(msg, &t, sizeof(t), NLMSG_ALIGNTO);
-	if (!err)
-		err = nla_put_string(msg, TCA_KIND, "aiclass");
-	if (!err)
-		err = put_options(msg, c);
-	if (err < 0) {
+		return nomem(e);
+	if (put_options(msg, c) < 0) {
 		nlmsg_free(msg);
-		goto nomem;
+		return nomem(e);
 	}
 	return ac_request(sk, msg, NULL, NULL, e);
-nomem:
-	memset(e, 0, sizeof(*e));
-	e->nlerr = NLE_NOMEM;
-	return -1;
 }
 
 /* One RTM_NEWTCLASS: like "tc class change ... classid X aiclass weight W". */
@@ -786,23 +799,15 @@ int ac_send_class_weight(struct nl_sock *sk, const struct ac_instance *in,
 	};
 	struct nlattr *nest;
 	struct nl_msg *msg;
-	int err;
 
-	msg = nlmsg_alloc_simple(RTM_NEWTCLASS, 0);
+	msg = aiclass_msg(RTM_NEWTCLASS, 0, &t);
 	if (!msg)
-		goto nomem;
-	err = nlmsg_append(msg, &t, sizeof(t), NLMSG_ALIGNTO);
-	if (!err)
-		err = nla_put_string(msg, TCA_KIND, "aiclass");
-	nest = err ? NULL : nla_nest_start(msg, TCA_OPTIONS | NLA_F_NESTED);
+		return nomem(e);
+	nest = nla_nest_start(msg, TCA_OPTIONS | NLA_F_NESTED);
 	if (!nest || nla_put_u32(msg, TCA_AICLASS_CLASS_WEIGHT, weight) < 0 ||
 	    nla_nest_end(msg, nest) < 0) {
 		nlmsg_free(msg);
-		goto nomem;
+		return nomem(e);
 	}
 	return ac_request(sk, msg, NULL, NULL, e);
-nomem:
-	memset(e, 0, sizeof(*e));
-	e->nlerr = NLE_NOMEM;
-	return -1;
 }
