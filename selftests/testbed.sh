@@ -49,9 +49,16 @@ test_htb_rate() {
 	wait_listen "$RCV" 5201
 	ns_exec "$SND" iperf3 -c "$RCV_IP" -t 4 -O 1 -J >"$out"
 	mbit=$(iperf3_mbit "$out")
-	# TCP goodput at a 1500 byte MTU is 1448/1514 of the wire rate.
-	within_pct "$mbit" "$(awk -v r=$RATE_MBIT 'BEGIN { print r * 1448 / 1514 }')" 10 \
-		"iperf3 TCP goodput (Mbit/s) through htb rate ${RATE_MBIT}mbit"
+	# TCP goodput at a 1500 byte MTU is 1448/1514 of the wire rate: the
+	# shaper must hold it there (5 % above at most).  How close it gets is
+	# a matter of CPU, not of the bed (a KASAN kernel under TCG reached
+	# 15.8 of 19.1), so below only a quarter of the rate fails: the path
+	# does not carry bulk TCP.
+	echo "iperf3 TCP goodput through htb rate ${RATE_MBIT}mbit: $mbit Mbit/s"
+	awk -v m="$mbit" -v r=$RATE_MBIT 'BEGIN { exit !(m <= r * 1448 / 1514 * 1.05) }' ||
+		fail "goodput $mbit Mbit/s above htb's rate ${RATE_MBIT}mbit"
+	awk -v m="$mbit" -v r=$RATE_MBIT 'BEGIN { exit !(m >= r / 4) }' ||
+		fail "goodput $mbit Mbit/s: the path barely carries TCP"
 }
 
 test_aiclass_insmod() {
