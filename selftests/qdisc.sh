@@ -351,7 +351,7 @@ test_latency_band_limit() {
 # ----------------------------------------------------- live changes ----
 
 test_change_under_traffic() {
-	local i sent offered
+	local i sent dropped offered
 	dev_setup
 	# priomap: while a change takes a source's class away (1:4 with two
 	# bands, 1:12 with one training class) its packets, and the queued
@@ -383,10 +383,10 @@ test_change_under_traffic() {
 	pg_stop
 	wait_drained
 	offered=$(pg_total)
-	sent=$(tc -s qdisc show dev "$DEV" | awk '$1 == "Sent" { print $4; exit }')
+	read -r sent dropped _ <<<"$(qdisc_counts)"
 	echo "pktgen queued $offered packets, aiclass sent $sent, $(aiclass_xstat flows_moved) flow moves"
 	echo "drops: $(aiclass_xstat drop_band) band, $(aiclass_xstat drop_overlimit) overlimit, $(aiclass_xstat drop_memory) memory"
-	check_eq "$(tc -s qdisc show dev "$DEV" | awk '$1 == "Sent" { sub(",", "", $7); print $7; exit }')" 0 "packets dropped"
+	check_eq "$dropped" 0 "packets dropped"
 	check_eq "$sent" "$offered" "packets sent after live changes"
 	[ "$(aiclass_xstat flows_moved)" -gt 0 ] || fail "no queued flow was moved"
 }
