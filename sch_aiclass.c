@@ -82,6 +82,7 @@
 #define AICLASS_ROCE_RC_ACK	0x11	/* BTH opcode: RC acknowledge */
 #define AICLASS_ROCE_RC_AACK	0x12	/* BTH opcode: RC atomic acknowledge */
 #define AICLASS_SHAPER_SLACK	NSEC_PER_MSEC	/* shaper burst, at least */
+#define AICLASS_FLOW_WAYS	8	/* flow table: slots per set */
 
 /* Class index: 0 .. 7 latency bands, 8 .. 17 training classes. */
 #define AICLASS_TRAIN_BASE	AICLASS_MAX_LAT_BANDS
@@ -159,12 +160,14 @@ struct aiclass_stats {
 	u64 stolen;
 	u64 throttled;
 	u64 flows_moved;
+	u64 flows_shared;
 };
 
 struct aiclass_sched_data {
 	struct tcf_proto __rcu *filter_list;
 	struct tcf_block *block;
 	struct aiclass_flow *flows;
+	u32		*tags;		/* per slot: hash of its flow */
 	u32		 flows_mask;
 	u32		 lat_bitmap;	/* backlogged latency bands */
 	struct list_head train_active;	/* backlogged training classes */
@@ -394,6 +397,39 @@ static void aiclass_flow_move(struct aiclass_sched_data *q,
 	aiclass_flow_link(q, f, idx);
 	aiclass_class_account(q, idx, f->qlen, f->backlog, f->mem);
 	q->stats.flows_moved++;
+}
+
+/* The flow table is set associative, as in sch_cake: a flow lives in one
+ * of the AICLASS_FLOW_WAYS slots of the set its hash names, and the slot is
+ * tagged with the whole hash.  A new flow takes the slot of its set that
+ * has been empty longest.  Two flows share a queue, and so a class, only
+ * when every slot of their set holds a backlog: then NULL, and the caller
+ * queues the packet in its home slot, as a direct-mapped table would.
+ */
+static struct aiclass_flow *aiclass_flow_find(struct aiclass_flow *flows,
+					      u32 *tags, u32 mask, u32 hash)
+{
+	u32 set = hash & mask & ~(AICLASS_FLOW_WAYS - 1);
+	struct aiclass_flow *f, *free = NULL;
+	u32 i;
+
+	for (i = set; i < set + AICLASS_FLOW_WAYS; i++)
+		if (tags[i] == hash)
+			return &flows[i];
+
+	for (i = set; i < set + AICLASS_FLOW_WAYS; i++) {
+		f = &flows[i];
+		if (!f->qlen && (!free || f->tstamp < free->tstamp))
+			free = f;
+	}
+	if (!free)
+		return NULL;
+
+	/* A new flow: no burst behind it. */
+	tags[free - flows] = hash;
+	free->burst = 0;
+	free->level = 0;
+	return free;
 }
 
 static void aiclass_flow_add(struct aiclass_sched_data *q,
@@ -678,10 +714,16 @@ static int aiclass_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 	struct aiclass_class *cl;
 	unsigned int idx;
 	int ret = 0;
+	u32 hash;
 	u64 now;
 
 	now = ktime_get_ns();
-	f = &q->flows[skb_get_hash(skb) & q->flows_mask];
+	hash = skb_get_hash(skb);
+	f = aiclass_flow_find(q->flows, q->tags, q->flows_mask, hash);
+	if (unlikely(!f)) {
+		f = &q->flows[hash & q->flows_mask];
+		q->stats.flows_shared++;
+	}
 	if (!f->qlen && now - f->tstamp > q->idle_ns) {
 		if (f->burst)
 			q->stats.idle_resets++;
@@ -904,12 +946,18 @@ static void aiclass_reset(struct Qdisc *sch)
 	qdisc_watchdog_cancel(&q->watchdog);
 }
 
+/* The tags of a flow table of n slots follow its slots. */
+static u32 *aiclass_flow_tags(struct aiclass_flow *flows, u32 n)
+{
+	return (u32 *)(flows + n);
+}
+
 static struct aiclass_flow *aiclass_flows_alloc(u32 n)
 {
 	struct aiclass_flow *flows;
 	u32 i;
 
-	flows = kvcalloc(n, sizeof(*flows), GFP_KERNEL);
+	flows = kvcalloc(n, sizeof(*flows) + sizeof(u32), GFP_KERNEL);
 	if (!flows)
 		return NULL;
 	for (i = 0; i < n; i++)
@@ -1101,9 +1149,11 @@ static void aiclass_rehome_classes(struct aiclass_sched_data *q)
 static void aiclass_rehash(struct aiclass_sched_data *q,
 			   struct aiclass_flow *flows, u32 n)
 {
+	u32 *tags = aiclass_flow_tags(flows, n);
 	struct aiclass_flow *f, *nf, *tmp;
 	struct sk_buff *skb;
 	unsigned int i;
+	u32 hash;
 	LIST_HEAD(old);
 
 	for (i = 0; i < AICLASS_MAX_CLASSES; i++) {
@@ -1124,7 +1174,9 @@ static void aiclass_rehash(struct aiclass_sched_data *q,
 	list_for_each_entry_safe(f, tmp, &old, flowchain) {
 		while ((skb = f->head) != NULL) {
 			f->head = skb->next;
-			nf = &flows[skb_get_hash(skb) & (n - 1)];
+			hash = skb_get_hash(skb);
+			nf = aiclass_flow_find(flows, tags, n - 1, hash) ?:
+			     &flows[hash & (n - 1)];
 			if (!nf->qlen) {
 				nf->tstamp = f->tstamp;
 				nf->burst = f->burst;
@@ -1136,6 +1188,7 @@ static void aiclass_rehash(struct aiclass_sched_data *q,
 		list_del_init(&f->flowchain);
 	}
 	q->flows = flows;
+	q->tags = tags;
 	q->flows_mask = n - 1;
 }
 
@@ -1257,6 +1310,7 @@ static int aiclass_init(struct Qdisc *sch, struct nlattr *opt,
 	int err;
 
 	BUILD_BUG_ON(sizeof(struct aiclass_flow) > 64);
+	BUILD_BUG_ON(AICLASS_MIN_FLOWS % AICLASS_FLOW_WAYS);
 
 	INIT_LIST_HEAD(&q->train_active);
 	for (i = 0; i < AICLASS_MAX_CLASSES; i++) {
@@ -1307,6 +1361,7 @@ static int aiclass_init(struct Qdisc *sch, struct nlattr *opt,
 		NL_SET_ERR_MSG_MOD(extack, "Cannot allocate the flow table");
 		return -ENOMEM;
 	}
+	q->tags = aiclass_flow_tags(q->flows, cfg->flows);
 	q->flows_mask = cfg->flows - 1;
 	aiclass_commit_derived(sch);
 	return 0;
@@ -1322,6 +1377,7 @@ static void aiclass_destroy(struct Qdisc *sch)
 		aiclass_purge(sch);
 	kvfree(q->flows);
 	q->flows = NULL;
+	q->tags = NULL;
 }
 
 /* Dumps */
@@ -1423,6 +1479,7 @@ static int aiclass_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
 	    PUT_U64(STOLEN, st->stolen) ||
 	    PUT_U64(THROTTLED, st->throttled) ||
 	    PUT_U64(FLOWS_MOVED, st->flows_moved) ||
+	    PUT_U64(FLOWS_SHARED, st->flows_shared) ||
 	    nla_put_u32(d->skb, TCA_AICLASS_STATS_ACTIVE_FLOWS,
 			q->active_flows) ||
 	    nla_put_u32(d->skb, TCA_AICLASS_STATS_MEMORY_USED,

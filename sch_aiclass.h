@@ -165,6 +165,7 @@ enum {
 	TCA_AICLASS_STATS_MEMORY_USED,	/* u32: bytes of truesize queued */
 	TCA_AICLASS_STATS_THROTTLED,	/* times the shaper deferred dequeue */
 	TCA_AICLASS_STATS_FLOWS_MOVED,	/* queued flows moved between classes */
+	TCA_AICLASS_STATS_FLOWS_SHARED,	/* packets queued behind another flow */
 	__TCA_AICLASS_STATS_MAX
 };
 

@@ -177,6 +177,40 @@ print(" ".join(str(n[c]) for c in (1, 2, 3, 0x11)))')
 	[ "$(aiclass_xstat idle_resets)" -ge 1 ] || fail "idle_resets not counted"
 }
 
+# Distinct flows never share a queue while their set has a free way: eight
+# flows fill a 16-slot table (two sets of eight ways), so none of them may
+# land in another's queue, and an explicitly classified flow must not be
+# moved to another flow's class.  A direct-mapped table of 16 slots gives
+# these eight flows a shared slot at most boots.
+test_flow_table_crowded() {
+	local pid
+	dev_setup
+	aq flows 16 rate 80kbit
+	send 7000 -n 3 -s 1000 -S 7800 -f 4 -p 0x10011 &
+	pid=$!
+	send 7000 -n 3 -s 1000 -S 7804 -f 4 -p 0x10012
+	wait "$pid"
+	echo "flows in the table after the sends: $(aiclass_xstat active_flows)"
+	wait_drained
+	check_eq "$(class_stat 1:11 pkts) $(class_stat 1:12 pkts)" "12 12" \
+		"packets in 1:11 and 1:12"
+	check_eq "$(aiclass_xstat flows_moved)" 0 "flows moved between classes"
+}
+
+# More backlogged flows than slots: 24 flows in 16 slots must share, every
+# shared packet is counted in flows_shared, and every packet still leaves.
+test_flow_table_overflow() {
+	dev_setup
+	aq flows 16 rate 100kbit
+	send 7000 -n 3 -s 1000 -S 7900 -f 24 -p 0x10011
+	echo "flows in the table after the sends: $(aiclass_xstat active_flows)"
+	wait_drained
+	check_eq "$(class_stat 1:11 pkts)" 72 "packets sent by 1:11"
+	[ "$(aiclass_xstat flows_shared)" -gt 0 ] ||
+		fail "24 flows in 16 slots, yet no packet counted in flows_shared"
+	echo "flows_shared $(aiclass_xstat flows_shared)"
+}
+
 # -------------------------------------------------------- scheduling ----
 
 test_drr_weights() {
@@ -472,13 +506,15 @@ test_unload_under_traffic() {
 }
 
 aiclass_load
-ktap_plan 17
+ktap_plan 19
 run_case "classify: skb->priority" test_route_priority
 run_case "classify: tc filters, shot counted" test_route_filter
 run_case "classify: priomap" test_route_priomap
 run_case "classify: RoCEv2 CNP/ACK to 1:1, data to default class" test_route_roce
 run_case "classify: auto bursts demoted band by band, reset after idle" test_route_auto
 run_case "classes listed are the configured ones" test_classes_listed
+run_case "crowded flow table: flows keep their own queues and classes" test_flow_table_crowded
+run_case "overflowing flow table: shared slots counted, nothing lost" test_flow_table_overflow
 run_case "DRR shares follow weights 1:2:4 within 5%" test_drr_weights
 run_case "guard keeps train_share (10 +- 2 points) for training" test_guard_share
 run_case "strict priority among latency bands under the guard" test_strict_priority_under_guard

@@ -21,18 +21,27 @@ def main():
     p.add_argument("-b", "--first-byte", type=lambda v: int(v, 0),
                    default=0, help="first payload byte (RoCE BTH opcode)")
     p.add_argument("-S", "--sport", type=int, default=0)
+    p.add_argument("-f", "--flows", type=int, default=1,
+                   help="flows from source ports SPORT, SPORT+1, ..., "
+                   "COUNT datagrams each, sent in turn")
     p.add_argument("-i", "--interval", type=float, default=0,
                    help="seconds between datagrams")
     a = p.parse_args()
 
-    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
-    s.setsockopt(socket.SOL_SOCKET, socket.SO_PRIORITY, a.priority)
-    s.setsockopt(socket.IPPROTO_IP, socket.IP_TOS, a.tos)
-    if a.sport:
-        s.bind(("0.0.0.0", a.sport))
+    if a.flows > 1 and not a.sport:
+        p.error("--flows needs --sport")
+    socks = []
+    for i in range(a.flows):
+        s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_PRIORITY, a.priority)
+        s.setsockopt(socket.IPPROTO_IP, socket.IP_TOS, a.tos)
+        if a.sport:
+            s.bind(("0.0.0.0", a.sport + i))
+        socks.append(s)
     payload = bytes([a.first_byte]) + bytes(max(a.size - 1, 0))
     for _ in range(a.count):
-        s.sendto(payload, (a.dst, a.port))
+        for s in socks:
+            s.sendto(payload, (a.dst, a.port))
         if a.interval:
             time.sleep(a.interval)
 

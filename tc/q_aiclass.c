@@ -892,6 +892,8 @@ static const struct aiclass_stat aiclass_qstats[] = {
 	AIC_U64(TCA_AICLASS_STATS_DEMOTIONS, "demotions", "demotions", 1),
 	AIC_U64(TCA_AICLASS_STATS_IDLE_RESETS, "idle_resets", "idle_resets", 1),
 	AIC_U64(TCA_AICLASS_STATS_FLOWS_MOVED, "flows_moved", "flows_moved", 1),
+	AIC_U64(TCA_AICLASS_STATS_FLOWS_SHARED, "flows_shared", "flows_shared",
+		1),
 	AIC_U64(TCA_AICLASS_STATS_GUARD_YIELDS, "guard_yields", "guard_yields",
 		1),
 	AIC_U64(TCA_AICLASS_STATS_THROTTLED, "throttled", "throttled", 1),

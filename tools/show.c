@@ -38,6 +38,7 @@ static const struct {
 	{ TCA_AICLASS_STATS_MEMORY_USED,	"memory_used" },
 	{ TCA_AICLASS_STATS_THROTTLED,		"throttled" },
 	{ TCA_AICLASS_STATS_FLOWS_MOVED,	"flows_moved" },
+	{ TCA_AICLASS_STATS_FLOWS_SHARED,	"flows_shared" },
 };
 
 static const char *class_kind(const struct ac_class *cl)
