@@ -403,8 +403,8 @@ static void aiclass_flow_move(struct aiclass_sched_data *q,
  * of the AICLASS_FLOW_WAYS slots of the set its hash names, and the slot is
  * tagged with the whole hash.  A new flow takes the slot of its set that
  * has been empty longest.  Two flows share a queue, and so a class, only
- * when every slot of their set holds a backlog: then NULL, and the caller
- * queues the packet in its home slot, as a direct-mapped table would.
+ * when every slot of their set holds a backlog: then the packet goes to its
+ * home slot, as in a direct-mapped table, whose tag is not its hash.
  */
 static struct aiclass_flow *aiclass_flow_find(struct aiclass_flow *flows,
 					      u32 *tags, u32 mask, u32 hash)
@@ -423,7 +423,7 @@ static struct aiclass_flow *aiclass_flow_find(struct aiclass_flow *flows,
 			free = f;
 	}
 	if (!free)
-		return NULL;
+		return &flows[hash & mask];
 
 	/* A new flow: no burst behind it. */
 	tags[free - flows] = hash;
@@ -720,10 +720,8 @@ static int aiclass_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 	now = ktime_get_ns();
 	hash = skb_get_hash(skb);
 	f = aiclass_flow_find(q->flows, q->tags, q->flows_mask, hash);
-	if (unlikely(!f)) {
-		f = &q->flows[hash & q->flows_mask];
+	if (unlikely(q->tags[f - q->flows] != hash))
 		q->stats.flows_shared++;
-	}
 	if (!f->qlen && now - f->tstamp > q->idle_ns) {
 		if (f->burst)
 			q->stats.idle_resets++;
@@ -1153,7 +1151,6 @@ static void aiclass_rehash(struct aiclass_sched_data *q,
 	struct aiclass_flow *f, *nf, *tmp;
 	struct sk_buff *skb;
 	unsigned int i;
-	u32 hash;
 	LIST_HEAD(old);
 
 	for (i = 0; i < AICLASS_MAX_CLASSES; i++) {
@@ -1174,9 +1171,8 @@ static void aiclass_rehash(struct aiclass_sched_data *q,
 	list_for_each_entry_safe(f, tmp, &old, flowchain) {
 		while ((skb = f->head) != NULL) {
 			f->head = skb->next;
-			hash = skb_get_hash(skb);
-			nf = aiclass_flow_find(flows, tags, n - 1, hash) ?:
-			     &flows[hash & (n - 1)];
+			nf = aiclass_flow_find(flows, tags, n - 1,
+					       skb_get_hash(skb));
 			if (!nf->qlen) {
 				nf->tstamp = f->tstamp;
 				nf->burst = f->burst;

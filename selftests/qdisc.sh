@@ -200,15 +200,17 @@ test_flow_table_crowded() {
 # More backlogged flows than slots: 24 flows in 16 slots must share, every
 # shared packet is counted in flows_shared, and every packet still leaves.
 test_flow_table_overflow() {
+	local shared
 	dev_setup
 	aq flows 16 rate 100kbit
 	send 7000 -n 3 -s 1000 -S 7900 -f 24 -p 0x10011
 	echo "flows in the table after the sends: $(aiclass_xstat active_flows)"
 	wait_drained
 	check_eq "$(class_stat 1:11 pkts)" 72 "packets sent by 1:11"
-	[ "$(aiclass_xstat flows_shared)" -gt 0 ] ||
+	shared=$(aiclass_xstat flows_shared)
+	echo "flows_shared $shared"
+	[ "$shared" -gt 0 ] ||
 		fail "24 flows in 16 slots, yet no packet counted in flows_shared"
-	echo "flows_shared $(aiclass_xstat flows_shared)"
 }
 
 # -------------------------------------------------------- scheduling ----
