@@ -39,7 +39,8 @@ for c in want:
     r = rows[c]
     assert r["rpc_n"], "%s: no RPC completed under load" % c
     assert r["steps"], "%s: no collective step completed" % c
-    assert r["training_mbit"] > 0, "%s: no training goodput" % c
+    assert r["training_mbit"] > 0, "%s: no training goodput (collective %s, UDP %s Mbit/s)" % (
+        c, r["collective_mbit"], r["udp_mbit"])
 assert set(d["drr"]) == {"aiclass", "ets"}, "DRR shares missing"
 for c in ("pfifo_fast", "fq_codel", "aiclass"):
     assert all(d["pps"][c].get(str(f)) or d["pps"][c].get(f)

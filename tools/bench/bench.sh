@@ -177,10 +177,16 @@ ping_pong() {
 	ns_exec "$SND" sockperf ping-pong --tcp -i "$RCV_IP" -p $PING_PORT -m 200 \
 		--mps 100 --full-rtt -t "$1" >"$2" 2>&1
 }
-# coll_rx_bytes: payload bytes the receiver has read from the collective.
+# coll_rx_bytes: payload bytes the receiver has read from the collective,
+# per connection: "PEER=BYTES,..." ("-" for none).  The window is counted
+# per connection, not as a difference of sums: a connection of the previous
+# contender's collective that closes inside the window must not count.
 coll_rx_bytes() {
 	ns_exec "$RCV" ss -tinH state established "( sport = :$COLL_PORT )" |
-		sed -n 's/.*bytes_received:\([0-9]*\).*/\1/p' | awk '{ s += $1 } END { print s + 0 }'
+		awk '/^[0-9]/ { peer = $4; next }
+		     { for (i = 1; i <= NF; i++) if (sub(/^bytes_received:/, "", $i))
+				out = out (out ? "," : "") peer "=" $i }
+		     END { print out ? out : "-" }'
 }
 # sample: "tx_bytes collective_bytes cpu_busy cpu_total seconds" now.
 sample() {
@@ -223,10 +229,15 @@ run_contender() {
 	wait "$coll" || echo "$name: collective failed" >&2
 	wait "$udp" || echo "$name: UDP elephant failed" >&2
 	python3 -c 'import json, sys
-a = [float(x) for x in sys.argv[1].split()]
-b = [float(x) for x in sys.argv[2].split()]
-json.dump({"tx_bytes": b[0] - a[0], "collective_bytes": b[1] - a[1],
-           "cpu_busy": (b[2] - a[2]) / max(1, b[3] - a[3]), "window": b[4] - a[4],
+def conns(field):
+    return dict(c.rsplit("=", 1) for c in field.split(",") if "=" in c)
+a, b = sys.argv[1].split(), sys.argv[2].split()
+c0, c1 = conns(a.pop(1)), conns(b.pop(1))
+a, b = [float(x) for x in a], [float(x) for x in b]
+coll = sum(int(v) - int(c0.get(k, 0)) for k, v in c1.items())
+json.dump({"tx_bytes": b[0] - a[0], "collective_bytes": coll,
+           "collective_conns": [len(c0), len(c1)],
+           "cpu_busy": (b[1] - a[1]) / max(1, b[2] - a[2]), "window": b[3] - a[3],
            "window_start": float(sys.argv[3])}, open(sys.argv[4], "w"))' \
 		"$s0" "$s1" "$WARM" "$d/link.json"
 	dut_tc -s -j qdisc show dev "$DUT_DEV" >"$d/qdisc.json" 2>/dev/null || true
