@@ -356,13 +356,21 @@ done
 tc qdisc del dev pg0 root 2>/dev/null || true
 
 # -------------------------------------------------- per-flow state ----
-# sizeof the per-flow structs, from BTF (the kernel's qdiscs) and from our
-# module's debug info.
+# Bytes per flow slot: sizeof the flow struct (from BTF for the kernel's
+# qdiscs, from our module's debug info) plus the arrays allocated beside it
+# per slot: aiclass's hash tag, fq_codel's backlog.  cake keeps more per
+# queue than its struct (tags, backlogs, overflow heap, hosts); only the
+# struct is counted for it.
+flow_plus() {	# NAME LABEL BYTES EXTRA
+	[ -n "$3" ] && echo "$1 $2 $(($3 + $4))"
+}
 {
-	echo "aiclass struct_aiclass_flow $(gdb -batch -ex 'print sizeof(struct aiclass_flow)' \
-		"$AICLASS_KO" 2>/dev/null | sed -n 's/^\$1 = //p')"
-	echo "fq_codel struct_fq_codel_flow $(python3 "$bench/btfsize.py" fq_codel_flow sch_fq_codel)"
-	echo "cake struct_cake_flow $(python3 "$bench/btfsize.py" cake_flow sch_cake)"
+	flow_plus aiclass struct_aiclass_flow+u32_tag "$(gdb -batch \
+		-ex 'print sizeof(struct aiclass_flow)' "$AICLASS_KO" 2>/dev/null |
+		sed -n 's/^\$1 = //p')" 4
+	flow_plus fq_codel struct_fq_codel_flow+u32_backlog \
+		"$(python3 "$bench/btfsize.py" fq_codel_flow sch_fq_codel)" 4
+	flow_plus cake struct_cake_flow "$(python3 "$bench/btfsize.py" cake_flow sch_cake)" 0
 } >"$raw/flowstate.txt" 2>/dev/null || true
 
 # ---------------------------------------------------------- the report ----

@@ -225,7 +225,7 @@ def main():
         for line in open(os.path.join(raw, "flowstate.txt")):
             p = line.split()
             if len(p) == 3 and p[2].isdigit():
-                flowstate[p[0]] = {"struct": p[1].replace("struct_", "struct "),
+                flowstate[p[0]] = {"struct": p[1].replace("struct_", "struct ").replace("+u32_", " + u32 "),
                                    "bytes": int(p[2])}
     except OSError:
         pass
@@ -363,7 +363,8 @@ def markdown(cond, rows, drr, pps, pgnames, mem, flowstate, targets):
                 " / ".join("%+.1f %%" % (e * 100) for e in d["error"])))
         L.append("")
     if mem or flowstate:
-        L.append("Memory: per-flow state (sizeof, from BTF / debug info) and the "
+        L.append("Memory: per-flow state (sizeof per slot, from BTF / debug info; "
+                 "cake: its flow struct only) and the "
                  "drop in the guest's MemFree from before the qdisc was added to "
                  "its lowest while pktgen ran 10000 flows (approximate, mean of runs):")
         L.append("")
