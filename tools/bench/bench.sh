@@ -188,7 +188,8 @@ coll_rx_bytes() {
 				out = out (out ? "," : "") peer "=" $i }
 		     END { print out ? out : "-" }'
 }
-# sample: "tx_bytes collective_bytes cpu_busy cpu_total seconds" now.
+# sample: "tx_bytes collective cpu_busy cpu_total seconds" now, the
+# collective field as coll_rx_bytes prints it.
 sample() {
 	echo "$(tx_bytes) $(coll_rx_bytes) $(cpu_ticks) $(date +%s.%N)"
 }
@@ -358,19 +359,19 @@ tc qdisc del dev pg0 root 2>/dev/null || true
 # -------------------------------------------------- per-flow state ----
 # Bytes per flow slot: sizeof the flow struct (from BTF for the kernel's
 # qdiscs, from our module's debug info) plus the arrays allocated beside it
-# per slot: aiclass's hash tag, fq_codel's backlog.  cake keeps more per
-# queue than its struct (tags, backlogs, overflow heap, hosts); only the
-# struct is counted for it.
-flow_plus() {	# NAME LABEL BYTES EXTRA
-	[ -n "$3" ] && echo "$1 $2 $(($3 + $4))"
+# per slot: aiclass's hash tag, fq_codel's backlog (a u32).  cake keeps
+# more per queue than its struct (tags, backlogs, overflow heap, hosts);
+# only the struct is counted for it.  Lines: "NAME BYTES WHAT".
+flow_state() {	# NAME BYTES WHAT
+	[ -n "$2" ] && echo "$1 $2 $3"
 }
 {
-	flow_plus aiclass struct_aiclass_flow+u32_tag "$(gdb -batch \
-		-ex 'print sizeof(struct aiclass_flow)' "$AICLASS_KO" 2>/dev/null |
-		sed -n 's/^\$1 = //p')" 4
-	flow_plus fq_codel struct_fq_codel_flow+u32_backlog \
-		"$(python3 "$bench/btfsize.py" fq_codel_flow sch_fq_codel)" 4
-	flow_plus cake struct_cake_flow "$(python3 "$bench/btfsize.py" cake_flow sch_cake)" 0
+	tag='sizeof(((struct aiclass_sched_data *)0)->tags[0])'
+	flow_state aiclass "$(gdb -batch -ex "print sizeof(struct aiclass_flow) + $tag" \
+		"$AICLASS_KO" 2>/dev/null | sed -n 's/^\$1 = //p')" "struct aiclass_flow + u32 tag"
+	fq=$(python3 "$bench/btfsize.py" fq_codel_flow sch_fq_codel)
+	flow_state fq_codel "${fq:+$((fq + 4))}" "struct fq_codel_flow + u32 backlog"
+	flow_state cake "$(python3 "$bench/btfsize.py" cake_flow sch_cake)" "struct cake_flow"
 } >"$raw/flowstate.txt" 2>/dev/null || true
 
 # ---------------------------------------------------------- the report ----

@@ -223,10 +223,9 @@ def main():
     flowstate = {}
     try:
         for line in open(os.path.join(raw, "flowstate.txt")):
-            p = line.split()
-            if len(p) == 3 and p[2].isdigit():
-                flowstate[p[0]] = {"struct": p[1].replace("struct_", "struct ").replace("+u32_", " + u32 "),
-                                   "bytes": int(p[2])}
+            p = line.split(None, 2)
+            if len(p) == 3 and p[1].isdigit():
+                flowstate[p[0]] = {"struct": p[2].strip(), "bytes": int(p[1])}
     except OSError:
         pass
     if "cake" in flowstate:
