@@ -60,6 +60,17 @@
 #define AICLASS_DEF_ROCE_PORT		4791	/* RoCEv2 UDP port */
 #define AICLASS_MIN_QUANTUM		256			/* bytes */
 #define AICLASS_MAX_QUANTUM		(1024 * 1024)		/* bytes */
+#define AICLASS_DEF_TARGET		5000			/* us, CoDel */
+#define AICLASS_MIN_TARGET		10			/* us */
+#define AICLASS_MAX_TARGET		(1000 * 1000)		/* us */
+#define AICLASS_DEF_INTERVAL		(100 * 1000)		/* us, CoDel */
+#define AICLASS_MIN_INTERVAL		100			/* us */
+#define AICLASS_MAX_INTERVAL		(10 * 1000 * 1000)	/* us */
+#define AICLASS_DEF_FORGET		(10 * 1000 * 1000)	/* us */
+#define AICLASS_MAX_FORGET		(3600U * 1000 * 1000)	/* us */
+#define AICLASS_DSCPMAP_LEN		64	/* DSCP 0 .. 63 */
+#define AICLASS_DSCPMAP_AUTO		0	/* dscpmap entry: next route */
+#define AICLASS_MIN_RATE		1000			/* bytes/s */
 
 /* Qdisc options: nested in TCA_OPTIONS. */
 enum {
@@ -108,6 +119,24 @@ enum {
 					 * of a weight-1 class
 					 */
 	TCA_AICLASS_PAD,
+	TCA_AICLASS_TARGET,		/* u32: us, CoDel target sojourn of
+					 * every flow queue
+					 */
+	TCA_AICLASS_INTERVAL,		/* u32: us, CoDel interval */
+	TCA_AICLASS_ECN,		/* u8: 1 = CoDel marks ECT packets CE
+					 * instead of dropping them, 0 = drops
+					 */
+	TCA_AICLASS_FORGET,		/* u32: us a flow whose last burst
+					 * reached elephant stays remembered as
+					 * training while quiet, 0 = never
+					 */
+	TCA_AICLASS_DSCPMAP,		/* binary: AICLASS_DSCPMAP_LEN u8 class
+					 * minors by DSCP, AICLASS_DSCPMAP_AUTO =
+					 * fall through to the next route
+					 */
+	TCA_AICLASS_SPLIT_GSO,		/* u8: 1 = segment GSO packets when the
+					 * shaper rate is below 1 Gbit/s
+					 */
 	__TCA_AICLASS_MAX
 };
 
@@ -166,6 +195,13 @@ enum {
 	TCA_AICLASS_STATS_THROTTLED,	/* times the shaper deferred dequeue */
 	TCA_AICLASS_STATS_FLOWS_MOVED,	/* queued flows moved between classes */
 	TCA_AICLASS_STATS_FLOWS_SHARED,	/* packets queued behind another flow */
+	TCA_AICLASS_STATS_CLS_DSCPMAP,	/* classified by the dscpmap */
+	TCA_AICLASS_STATS_DROP_AQM,	/* dropped by CoDel */
+	TCA_AICLASS_STATS_AQM_MARKS,	/* marked CE by CoDel */
+	TCA_AICLASS_STATS_REMEMBERED,	/* bursts started as training because
+					 * the flow's last burst was an elephant
+					 */
+	TCA_AICLASS_STATS_GSO_SPLIT,	/* GSO packets segmented */
 	__TCA_AICLASS_STATS_MAX
 };
 
@@ -181,9 +217,19 @@ enum {
 	TCA_AICLASS_CSTATS_WEIGHT,	/* u32: DRR weight (training) */
 	TCA_AICLASS_CSTATS_DEFICIT,	/* s32: DRR deficit, bytes (training) */
 	TCA_AICLASS_CSTATS_ACTIVE_FLOWS, /* u32: flows with packets queued */
-	TCA_AICLASS_CSTATS_SOJOURN_AVG,	/* u32: moving average, ns */
-	TCA_AICLASS_CSTATS_SOJOURN_MAX,	/* u32: maximum since reset, ns */
-	TCA_AICLASS_CSTATS_CE_MARKS,	/* u64: packets marked CE */
+	TCA_AICLASS_CSTATS_SOJOURN_AVG,	/* u32: moving average, ns, saturates
+					 * at 4.29 s: read SOJOURN_AVG64
+					 */
+	TCA_AICLASS_CSTATS_SOJOURN_MAX,	/* u32: maximum since reset, ns,
+					 * saturates: read SOJOURN_MAX64
+					 */
+	TCA_AICLASS_CSTATS_CE_MARKS,	/* u64: packets marked CE above
+					 * ce_threshold
+					 */
+	TCA_AICLASS_CSTATS_SOJOURN_AVG64, /* u64: moving average, ns */
+	TCA_AICLASS_CSTATS_SOJOURN_MAX64, /* u64: maximum since reset, ns */
+	TCA_AICLASS_CSTATS_AQM_DROPS,	/* u64: packets dropped by CoDel */
+	TCA_AICLASS_CSTATS_AQM_MARKS,	/* u64: packets marked CE by CoDel */
 	__TCA_AICLASS_CSTATS_MAX
 };
 
