@@ -46,7 +46,7 @@ VERSION := $(shell cat VERSION 2>/dev/null || \
 DESTDIR ?=
 SBINDIR ?= /usr/local/sbin
 
-SUBDIRS := $(patsubst %/Makefile,%,$(wildcard tc/Makefile tools/Makefile))
+SUBDIRS := $(patsubst %/Makefile,%,$(wildcard tc/Makefile tools/aiclassctl/Makefile))
 TESTS ?=
 BENCH_QUICK ?=
 # A guard against a hung guest, per kernel; every test file has its own

@@ -9,7 +9,7 @@
 
 DEV=aicctl0
 DEV2=aicctl1
-CTL=$TOP/tools/aiclassctl
+CTL=$TOP/tools/aiclassctl/aiclassctl
 TMP=$(mktemp -d)
 
 ctl() {
@@ -424,7 +424,7 @@ test_valgrind() {
 
 # ------------------------------------------------------------------ main
 
-[ -x "$CTL" ] || skip "tools/aiclassctl is not built (make -C tools)"
+[ -x "$CTL" ] || skip "tools/aiclassctl/aiclassctl is not built (make -C tools/aiclassctl)"
 aiclass_load
 defer rm -rf "$TMP"
 ip link add "$DEV" type dummy || ktap_bail "cannot add a dummy device"

@@ -40,8 +40,8 @@ export TOP
 if [ -f "$TOP/tc/q_aiclass.so" ]; then
 	export TC_LIB_DIR="$TOP/tc"
 fi
-if [ -x "$TOP/tools/aiclassctl" ]; then
-	PATH="$TOP/tools:$PATH"
+if [ -x "$TOP/tools/aiclassctl/aiclassctl" ]; then
+	PATH="$TOP/tools/aiclassctl:$PATH"
 fi
 
 # ---------------------------------------------------------------- KTAP ----

@@ -11,7 +11,7 @@
 #include <stdio.h>
 #include <net/if.h>
 
-#include "../sch_aiclass.h"
+#include "../../sch_aiclass.h"
 
 #ifndef AICLASSCTL_VERSION
 #define AICLASSCTL_VERSION "0.1"
