@@ -69,11 +69,6 @@ void close_json_object(void);
 void open_json_array(enum output_type type, const char *delim);
 void close_json_array(enum output_type type, const char *delim);
 
-/* lib/utils.c: tc's unit parsers; 0 on success */
-int get_size(unsigned int *size, const char *str);	/* bytes */
-int get_time(unsigned int *time, const char *str);	/* microseconds */
-int get_rate64(__u64 *rate, const char *str);		/* bytes per second */
-
 /* lib/libnetlink.c */
 int addattr_l(struct nlmsghdr *n, int maxlen, int type, const void *data,
 	      int alen);
