@@ -10,6 +10,11 @@
 #include <net/pkt_cls.h>
 #include <net/pkt_sched.h>
 
+/* skb_gso_segment() moved from linux/netdevice.h to net/gso.h in 6.5. */
+#if __has_include(<net/gso.h>)
+#include <net/gso.h>
+#endif
+
 /* Since 6.9 qdisc modules are requested as "net-sch-<kind>"; before, the
  * module name sch_<kind> itself was requested and no alias was needed.
  */

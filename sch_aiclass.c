@@ -20,13 +20,23 @@
  *  1. skb->priority naming one of our live classes;
  *  2. tc filters attached to the qdisc;
  *  3. priomap entry for skb->priority & 15, unless it says auto;
- *  4. RoCEv2 (UDP destination port roce_port): congestion notifications and
+ *  4. dscpmap entry for the packet's DSCP, unless it says auto;
+ *  5. RoCEv2 (UDP destination port roce_port): congestion notifications and
  *     acknowledgements to 1:1, data to the default training class;
- *  5. auto: a flow's current burst starts in 1:1 and is demoted band by
+ *  6. auto: a flow's current burst starts in 1:1 and is demoted band by
  *     band as its byte count crosses the thresholds, then to the default
  *     training class past the elephant threshold (multi-level feedback, as
  *     in PIAS).  A flow that stays empty and silent for idle starts a new
- *     burst.
+ *     burst, in 1:1 -- unless its last burst was an elephant and it has
+ *     been quiet for less than forget: then it starts as training.
+ *
+ * Demotions move flows; explicit routes place packets.  The queue of an
+ * auto-classified flow is keyed by the flow hash, and a demotion moves the
+ * whole queue, in order, to its new class.  A packet that routes 1-5 place
+ * goes to the queue keyed by its flow hash and its class, so a flow whose
+ * packets are placed in several classes (a RoCE queue pair's data and
+ * acknowledgements share one 5-tuple) has a queue in each, and no packet
+ * ever drags another class's backlog.
  *
  * Algorithm
  * ---------
@@ -36,6 +46,12 @@
  * backlogged classes, with quantum = weight * quantum.  Inside a class the
  * backlogged flows are served by DRR with a one-quantum share each.
  *
+ * Every flow queue runs CoDel (the kernel's codel_dequeue(), as fq_codel):
+ * once its packets have waited longer than target for an interval, ECT
+ * packets are marked CE and others dropped at the head, so no class keeps a
+ * standing queue.  Training classes also mark CE above ce_threshold (the
+ * DCTCP / DCQCN step).  AQM drops charge neither the guard nor a deficit.
+ *
  * A credit counter keeps training from starving: while training is
  * backlogged, every latency byte adds train_share and every training byte
  * takes away (100 - train_share).  Once the credit reaches
@@ -43,16 +59,22 @@
  * ahead by burst bytes and training keeps train_share percent of the bytes.
  * When training is idle the credit is cleared and latency takes the link.
  *
- * A queued flow sits in exactly one class; when a later packet of it is
- * classified elsewhere (a demotion, say) the whole flow queue moves, so a
- * flow is never reordered.
+ * The flow table is set associative (as sch_cake's): a flow takes one of
+ * the AICLASS_FLOW_WAYS slots of its set, tagged with its key.  When every
+ * slot of the set is backlogged it shares its home slot, and every flow
+ * without a slot of its own keeps going there until that slot drains, so a
+ * flow is never reordered.  A new flow takes the empty slot that has been
+ * quiet longest, so recent flows (and the elephants remembered in them) are
+ * recycled last.
  *
- * Limits: limit packets and memory_limit bytes of truesize in all; on
- * overflow half of the fattest training flow is dropped (at most 64
- * packets), and latency traffic is dropped only beyond lat_limit packets per
- * band or when there is no training traffic left to drop.  Training packets
- * that waited longer than ce_threshold are marked CE.  An optional shaper
- * (rate) paces dequeue with a virtual clock and the qdisc watchdog.
+ * Limits: limit packets and memory_limit bytes of truesize in all, the
+ * backstop behind CoDel.  On overflow the training flow with the largest
+ * backlog for its class's weight loses half its backlog (at most
+ * AICLASS_DROP_BATCH packets and AICLASS_DROP_BATCH_BYTES), and latency
+ * traffic is dropped only beyond lat_limit packets per band or when there
+ * is no training traffic left to drop.  An optional shaper (rate) paces
+ * dequeue with a virtual clock and the qdisc watchdog; below 1 Gbit/s it
+ * splits GSO packets (split_gso) so that no super-packet holds the link.
  */
 
 #include <linux/module.h>
@@ -70,27 +92,40 @@
 #include <net/pkt_cls.h>
 #include <net/sch_generic.h>
 #include <net/inet_ecn.h>
+#include <net/dsfield.h>
 #include <net/ip.h>
 #include <net/ipv6.h>
+#include <net/codel.h>
+#include <net/codel_impl.h>
 
 #include "sch_aiclass.h"
 #include "aiclass_compat.h"
 
 #define AICLASS_DROP_BATCH	64	/* packets dropped per overflow, at most */
+#define AICLASS_DROP_BATCH_BYTES (64 * 1024)	/* and bytes, at least one */
 #define AICLASS_LEVEL_TRAIN	0xff	/* auto level: past the elephant */
 #define AICLASS_ROCE_CNP	0x81	/* BTH opcode: congestion notification */
 #define AICLASS_ROCE_RC_ACK	0x11	/* BTH opcode: RC acknowledge */
 #define AICLASS_ROCE_RC_AACK	0x12	/* BTH opcode: RC atomic acknowledge */
 #define AICLASS_SHAPER_SLACK	NSEC_PER_MSEC	/* shaper burst, at least */
+#define AICLASS_SPLIT_GSO_RATE	(1000000000ULL / 8)	/* bytes/s: 1 Gbit */
 #define AICLASS_FLOW_WAYS	8	/* flow table: slots per set */
 
-/* Class index: 0 .. 7 latency bands, 8 .. 17 training classes. */
+/* Flow flags */
+#define AICLASS_FLOW_SHARED	BIT(0)	/* queues packets of other flows */
+
+/* Class index: 0 .. 7 latency bands, 8 .. 23 training classes. */
 #define AICLASS_TRAIN_BASE	AICLASS_MAX_LAT_BANDS
+
+/* What aiclass_classify() returns besides a class index. */
+#define AICLASS_CLASSIFY_AUTO	(AICLASS_MAX_CLASSES + 1)
+#define AICLASS_CLASSIFY_DROP	(AICLASS_MAX_CLASSES + 2)
 
 enum aiclass_route {
 	AICLASS_ROUTE_PRIORITY,
 	AICLASS_ROUTE_FILTER,
 	AICLASS_ROUTE_PRIOMAP,
+	AICLASS_ROUTE_DSCPMAP,
 	AICLASS_ROUTE_ROCE,
 	AICLASS_ROUTE_AUTO,
 	AICLASS_ROUTE_MAX
@@ -100,30 +135,37 @@ struct aiclass_flow {
 	struct sk_buff	  *head;
 	struct sk_buff	  *tail;
 	struct list_head  flowchain;	/* in aiclass_class.flows */
-	u64		  tstamp;	/* last arrival or emptying, ns */
+	s32		  deficit;
 	u32		  qlen;
 	u32		  backlog;	/* bytes */
 	u32		  mem;		/* bytes of truesize */
-	s32		  deficit;
+	struct codel_vars cvars;
+	u32		  key;		/* tag: the key of the flow in the slot */
+	codel_time_t	  tstamp;	/* last arrival or emptying */
 	u32		  burst;	/* bytes in the current burst */
 	u8		  cls;		/* class index while qlen > 0 */
 	u8		  level;	/* auto: band, or AICLASS_LEVEL_TRAIN */
+	u8		  flags;	/* AICLASS_FLOW_* */
 };
 
 struct aiclass_class {
+	/* dequeue and enqueue */
 	struct list_head flows;		/* backlogged flows, round robin */
 	struct list_head alist;		/* training: in train_active */
 	u32		 qlen;
 	u32		 backlog;
-	u32		 active_flows;
 	u32		 quantum;	/* training: weight * quantum */
 	s32		 deficit;
-	u32		 sojourn_max;	/* ns */
-	u64		 sojourn_avg;	/* ns, EWMA 1/8 */
-	u64		 ce_marks;
+	u32		 active_flows;
 	struct gnet_stats_basic_sync bstats;
+	/* stats */
+	u64		 sojourn_avg;	/* ns, EWMA 1/8 */
+	u64		 sojourn_max;	/* ns */
+	u64		 ce_marks;
+	u64		 aqm_drops;
+	u64		 aqm_marks;
 	struct gnet_stats_queue qstats;
-};
+} ____cacheline_aligned_in_smp;
 
 /* Everything a netlink request can set; staged whole, committed whole. */
 struct aiclass_config {
@@ -135,24 +177,33 @@ struct aiclass_config {
 	u32 train_share;
 	u32 elephant;
 	u32 idle;		/* us */
+	u32 forget;		/* us */
 	u32 flows;
 	u32 limit;
 	u32 memory_limit;
 	u32 ce_threshold;	/* us */
 	u32 lat_limit;
 	u32 quantum;
+	u32 target;		/* us */
+	u32 interval;		/* us */
 	u64 rate;		/* bytes/s */
 	u16 roce_port;
 	u8  default_class;	/* minor */
+	u8  ecn;
+	u8  split_gso;
 	u8  priomap[AICLASS_PRIOMAP_LEN];
+	u8  dscpmap[AICLASS_DSCPMAP_LEN];
 };
 
 struct aiclass_stats {
 	u64 route[AICLASS_ROUTE_MAX];
 	u64 demotions;
 	u64 idle_resets;
+	u64 remembered;
 	u64 guard_yields;
 	u64 ce_marks;
+	u64 aqm_marks;
+	u64 drop_aqm;
 	u64 drop_overlimit;
 	u64 drop_memory;
 	u64 drop_filter;
@@ -161,13 +212,12 @@ struct aiclass_stats {
 	u64 throttled;
 	u64 flows_moved;
 	u64 flows_shared;
+	u64 gso_split;
 };
 
 struct aiclass_sched_data {
-	struct tcf_proto __rcu *filter_list;
-	struct tcf_block *block;
+	/* enqueue and dequeue */
 	struct aiclass_flow *flows;
-	u32		*tags;		/* per slot: hash of its flow */
 	u32		 flows_mask;
 	u32		 lat_bitmap;	/* backlogged latency bands */
 	struct list_head train_active;	/* backlogged training classes */
@@ -177,17 +227,28 @@ struct aiclass_sched_data {
 	u32		 active_flows;
 	s64		 guard;		/* latency credit, see Algorithm */
 	u64		 t_next;	/* shaper: earliest next dequeue, ns */
-	u64		 idle_ns;
-	u64		 ce_threshold_ns;
-	u64		 shaper_slack_ns;
+	u64		 rate_ns;	/* shaper: ns per byte << rate_shft */
+	u32		 rate_shft;
+	codel_time_t	 idle;		/* cfg->idle in codel time */
+	codel_time_t	 forget;	/* cfg->forget in codel time */
+	bool		 parse_ip;	/* dscpmap or roce_port need the header */
+	bool		 split_gso;	/* rate is on, below 1 Gbit/s */
+	struct codel_stats cstats;
+	struct codel_params cparams[2];	/* latency bands, training */
+	struct tcf_proto __rcu *filter_list;
 	struct aiclass_config cfg;
-	struct aiclass_stats stats;
+
+	/* control path and stats */
+	u64		 shaper_slack_ns;
+	struct tcf_block *block;
 	struct qdisc_watchdog watchdog;
+	struct aiclass_stats stats;
+
 	struct aiclass_class classes[AICLASS_MAX_CLASSES];
 };
 
 struct aiclass_skb_cb {
-	u64 enqueue_time;
+	u64 enqueue_time;	/* ns */
 	u32 mem;
 };
 
@@ -195,6 +256,16 @@ static struct aiclass_skb_cb *aiclass_cb(const struct sk_buff *skb)
 {
 	qdisc_cb_private_validate(skb, sizeof(struct aiclass_skb_cb));
 	return (struct aiclass_skb_cb *)qdisc_skb_cb(skb)->data;
+}
+
+static codel_time_t aiclass_skb_time(const struct sk_buff *skb)
+{
+	return aiclass_cb(skb)->enqueue_time >> CODEL_SHIFT;
+}
+
+static codel_time_t aiclass_us_to_codel(u32 us)
+{
+	return ((u64)us * NSEC_PER_USEC) >> CODEL_SHIFT;
 }
 
 static struct netlink_range_validation aiclass_burst_range = {
@@ -233,6 +304,18 @@ static struct netlink_range_validation aiclass_quantum_range = {
 	.min = AICLASS_MIN_QUANTUM, .max = AICLASS_MAX_QUANTUM,
 };
 
+static struct netlink_range_validation aiclass_target_range = {
+	.min = AICLASS_MIN_TARGET, .max = AICLASS_MAX_TARGET,
+};
+
+static struct netlink_range_validation aiclass_interval_range = {
+	.min = AICLASS_MIN_INTERVAL, .max = AICLASS_MAX_INTERVAL,
+};
+
+static struct netlink_range_validation aiclass_forget_range = {
+	.min = 0, .max = AICLASS_MAX_FORGET,
+};
+
 static const struct nla_policy aiclass_policy[TCA_AICLASS_MAX + 1] = {
 	[TCA_AICLASS_LAT_BANDS]	    = NLA_POLICY_RANGE(NLA_U8, 1,
 						       AICLASS_MAX_LAT_BANDS),
@@ -269,6 +352,15 @@ static const struct nla_policy aiclass_policy[TCA_AICLASS_MAX + 1] = {
 	[TCA_AICLASS_QUANTUM]	    = NLA_POLICY_FULL_RANGE(NLA_U32,
 							    &aiclass_quantum_range),
 	[TCA_AICLASS_PAD]	    = { .type = NLA_REJECT },
+	[TCA_AICLASS_TARGET]	    = NLA_POLICY_FULL_RANGE(NLA_U32,
+							    &aiclass_target_range),
+	[TCA_AICLASS_INTERVAL]	    = NLA_POLICY_FULL_RANGE(NLA_U32,
+							    &aiclass_interval_range),
+	[TCA_AICLASS_ECN]	    = NLA_POLICY_MAX(NLA_U8, 1),
+	[TCA_AICLASS_FORGET]	    = NLA_POLICY_FULL_RANGE(NLA_U32,
+							    &aiclass_forget_range),
+	[TCA_AICLASS_DSCPMAP]	    = NLA_POLICY_EXACT_LEN(AICLASS_DSCPMAP_LEN),
+	[TCA_AICLASS_SPLIT_GSO]	    = NLA_POLICY_MAX(NLA_U8, 1),
 };
 
 static const struct nla_policy aiclass_weight_policy[TCA_AICLASS_MAX + 1] = {
@@ -399,47 +491,58 @@ static void aiclass_flow_move(struct aiclass_sched_data *q,
 	q->stats.flows_moved++;
 }
 
-/* The flow table is set associative, as in sch_cake: a flow lives in one
- * of the AICLASS_FLOW_WAYS slots of the set its hash names, and the slot is
- * tagged with the whole hash.  A new flow takes the slot of its set that
- * has been empty longest.  Two flows share a queue, and so a class, only
- * when every slot of their set holds a backlog: then the packet goes to its
- * home slot, as in a direct-mapped table, whose tag is not its hash.
+/* Empty a slot for a new flow: no burst, no memory, fresh CoDel state. */
+static void aiclass_flow_claim(struct aiclass_flow *f, u32 key)
+{
+	f->key = key;
+	f->burst = 0;
+	f->level = 0;
+	f->flags = 0;
+	codel_vars_init(&f->cvars);
+}
+
+/* The slot of the flow with this key, in the set the key names: the slot
+ * tagged with the key; else the home slot while it queues packets of flows
+ * without a slot of their own (so that none of them is reordered); else the
+ * empty slot that has been quiet longest, claimed; else the home slot,
+ * shared.
  */
 static struct aiclass_flow *aiclass_flow_find(struct aiclass_flow *flows,
-					      u32 *tags, u32 mask, u32 hash)
+					      u32 mask, u32 key,
+					      codel_time_t now)
 {
-	u32 set = hash & mask & ~(AICLASS_FLOW_WAYS - 1);
-	struct aiclass_flow *f, *free = NULL;
+	u32 set = key & mask & ~(AICLASS_FLOW_WAYS - 1);
+	struct aiclass_flow *f, *home = &flows[key & mask], *free = NULL;
 	u32 i;
 
 	for (i = set; i < set + AICLASS_FLOW_WAYS; i++)
-		if (tags[i] == hash)
+		if (flows[i].key == key)
 			return &flows[i];
 
-	for (i = set; i < set + AICLASS_FLOW_WAYS; i++) {
-		f = &flows[i];
-		if (!f->qlen && (!free || f->tstamp < free->tstamp))
-			free = f;
+	if (!(home->flags & AICLASS_FLOW_SHARED)) {
+		for (i = set; i < set + AICLASS_FLOW_WAYS; i++) {
+			f = &flows[i];
+			if (!f->qlen && (!free || (u32)(now - f->tstamp) >
+						   (u32)(now - free->tstamp)))
+				free = f;
+		}
+		if (free) {
+			aiclass_flow_claim(free, key);
+			return free;
+		}
 	}
-	if (!free)
-		return &flows[hash & mask];
-
-	/* A new flow: no burst behind it. */
-	tags[free - flows] = hash;
-	free->burst = 0;
-	free->level = 0;
-	return free;
+	home->flags |= AICLASS_FLOW_SHARED;
+	return home;
 }
 
 static void aiclass_flow_add(struct aiclass_sched_data *q,
 			     struct aiclass_flow *f, unsigned int idx,
 			     struct sk_buff *skb)
 {
+	unsigned int mem = aiclass_cb(skb)->mem;
+
 	if (!f->qlen)
 		aiclass_flow_link(q, f, idx);
-	else if (f->cls != idx)
-		aiclass_flow_move(q, f, idx);
 
 	if (!f->head)
 		f->head = skb;
@@ -449,9 +552,8 @@ static void aiclass_flow_add(struct aiclass_sched_data *q,
 	skb->next = NULL;
 	f->qlen++;
 	f->backlog += qdisc_pkt_len(skb);
-	f->mem += aiclass_cb(skb)->mem;
-	aiclass_class_account(q, idx, 1, qdisc_pkt_len(skb),
-			      aiclass_cb(skb)->mem);
+	f->mem += mem;
+	aiclass_class_account(q, f->cls, 1, qdisc_pkt_len(skb), mem);
 }
 
 /* Take the head packet off a flow; the caller fixes the qdisc counters. */
@@ -470,6 +572,7 @@ static struct sk_buff *aiclass_flow_pop(struct aiclass_sched_data *q,
 	aiclass_class_account(q, f->cls, -1, -len, -mem);
 	if (!f->qlen) {
 		f->tail = NULL;
+		f->flags &= ~AICLASS_FLOW_SHARED;
 		aiclass_flow_unlink(q, f);
 	}
 	return skb;
@@ -481,7 +584,10 @@ static void aiclass_qdisc_account(struct Qdisc *sch, struct sk_buff *skb,
 	struct aiclass_sched_data *q = qdisc_priv(sch);
 
 	sch->q.qlen += dir;
-	sch->qstats.backlog += dir * (int)qdisc_pkt_len(skb);
+	if (dir > 0)
+		qdisc_qstats_backlog_inc(sch, skb);
+	else
+		qdisc_qstats_backlog_dec(sch, skb);
 	q->memory_used += dir * (int)aiclass_cb(skb)->mem;
 }
 
@@ -503,18 +609,22 @@ static void aiclass_drop_head(struct Qdisc *sch, struct aiclass_flow *f,
 		rtnl_kfree_skbs(skb, skb);
 }
 
-/* The training flow with the largest backlog; linear in backlogged training
- * flows, amortised by dropping a batch each time (as fq_codel does).
+/* The training flow with the largest backlog for its class's weight, so
+ * that overflow does not starve a heavy class; linear in backlogged
+ * training flows, amortised by dropping a batch each time (as fq_codel).
  */
 static struct aiclass_flow *aiclass_fattest_training(struct aiclass_sched_data *q)
 {
+	struct aiclass_class *cl, *fat_cl = NULL;
 	struct aiclass_flow *f, *fat = NULL;
-	struct aiclass_class *cl;
 
 	list_for_each_entry(cl, &q->train_active, alist)
 		list_for_each_entry(f, &cl->flows, flowchain)
-			if (!fat || f->backlog > fat->backlog)
+			if (!fat || (u64)f->backlog * fat_cl->quantum >
+				    (u64)fat->backlog * cl->quantum) {
 				fat = f;
+				fat_cl = cl;
+			}
 	return fat;
 }
 
@@ -528,9 +638,9 @@ static bool aiclass_full(struct Qdisc *sch, u32 pkts, u32 mem)
 }
 
 /* Make room for pkts packets of mem bytes by dropping from the fattest
- * training flow: half its backlog (at most AICLASS_DROP_BATCH packets) when
- * batch, else just enough; then from the next fattest while still short.
- * Returns the first victim flow.
+ * training flow: half its backlog (at most AICLASS_DROP_BATCH packets and
+ * AICLASS_DROP_BATCH_BYTES) when batch, else just enough; then from the next
+ * fattest while still short.  Returns the first victim flow.
  */
 static struct aiclass_flow *aiclass_drop_training(struct Qdisc *sch,
 						  u32 pkts, u32 mem,
@@ -546,7 +656,7 @@ static struct aiclass_flow *aiclass_drop_training(struct Qdisc *sch,
 		f = aiclass_fattest_training(q);
 		if (!first)
 			first = f;
-		target = f->backlog / 2;
+		target = min_t(u32, f->backlog / 2, AICLASS_DROP_BATCH_BYTES);
 		dropped = 0;
 		n = 0;
 		do {
@@ -564,22 +674,28 @@ static struct aiclass_flow *aiclass_drop_training(struct Qdisc *sch,
 
 /* Classification */
 
-static bool aiclass_roce_is_control(struct sk_buff *skb, int *cls_idx,
-				    const struct aiclass_config *cfg)
+/* What the IP header tells routes 4 and 5: the DSCP, and for RoCEv2 the
+ * class its BTH opcode names.  Returns a class index, or
+ * AICLASS_CLASSIFY_AUTO.
+ */
+static unsigned int aiclass_classify_ip(struct aiclass_sched_data *q,
+					struct sk_buff *skb)
 {
-	unsigned int thoff = skb_network_offset(skb);
+	const struct aiclass_config *cfg = &q->cfg;
+	unsigned int thoff = skb_network_offset(skb), idx;
 	struct udphdr _uh, *uh;
+	u8 dscp, proto;
 	u8 _op, *op;
-	u8 proto;
 
 	switch (skb_protocol(skb, true)) {
 	case htons(ETH_P_IP): {
 		struct iphdr _iph, *iph;
 
 		iph = skb_header_pointer(skb, thoff, sizeof(_iph), &_iph);
-		if (!iph || iph->ihl < 5 || ip_is_fragment(iph))
-			return false;
-		proto = iph->protocol;
+		if (!iph || iph->ihl < 5)
+			return AICLASS_CLASSIFY_AUTO;
+		dscp = ipv4_get_dsfield(iph) >> 2;
+		proto = ip_is_fragment(iph) ? 0 : iph->protocol;
 		thoff += iph->ihl * 4;
 		break;
 	}
@@ -588,55 +704,44 @@ static bool aiclass_roce_is_control(struct sk_buff *skb, int *cls_idx,
 
 		ip6h = skb_header_pointer(skb, thoff, sizeof(_ip6h), &_ip6h);
 		if (!ip6h)
-			return false;
+			return AICLASS_CLASSIFY_AUTO;
+		dscp = ipv6_get_dsfield(ip6h) >> 2;
 		proto = ip6h->nexthdr;
 		thoff += sizeof(*ip6h);
 		break;
 	}
 	default:
-		return false;
+		return AICLASS_CLASSIFY_AUTO;
 	}
-	if (proto != IPPROTO_UDP)
-		return false;
+
+	if (cfg->dscpmap[dscp] != AICLASS_DSCPMAP_AUTO) {
+		idx = aiclass_minor_to_idx(cfg, cfg->dscpmap[dscp]);
+		if (idx < AICLASS_MAX_CLASSES) {
+			q->stats.route[AICLASS_ROUTE_DSCPMAP]++;
+			return idx;
+		}
+	}
+
+	if (!cfg->roce_port || proto != IPPROTO_UDP)
+		return AICLASS_CLASSIFY_AUTO;
 	uh = skb_header_pointer(skb, thoff, sizeof(_uh), &_uh);
 	if (!uh || uh->dest != htons(cfg->roce_port))
-		return false;
+		return AICLASS_CLASSIFY_AUTO;
 
 	/* The first byte of the base transport header is the opcode. */
+	q->stats.route[AICLASS_ROUTE_ROCE]++;
 	op = skb_header_pointer(skb, thoff + sizeof(_uh), sizeof(_op), &_op);
 	if (op && (*op == AICLASS_ROCE_CNP || *op == AICLASS_ROCE_RC_ACK ||
 		   *op == AICLASS_ROCE_RC_AACK))
-		*cls_idx = 0;
-	else
-		*cls_idx = aiclass_default_idx(cfg);
-	return true;
+		return 0;
+	return aiclass_default_idx(cfg);
 }
 
-/* Auto: account the packet to its flow's burst and return its class. */
-static unsigned int aiclass_auto_class(struct aiclass_sched_data *q,
-				       struct aiclass_flow *f)
-{
-	const struct aiclass_config *cfg = &q->cfg;
-	unsigned int last = cfg->lat_bands - 1;
-
-	if (f->level != AICLASS_LEVEL_TRAIN && f->level > last)
-		f->level = last;	/* lat_bands shrank */
-	while (f->level < last && f->burst > cfg->thresholds[f->level]) {
-		f->level++;
-		q->stats.demotions++;
-	}
-	if (f->level == last && f->burst > cfg->elephant) {
-		f->level = AICLASS_LEVEL_TRAIN;
-		q->stats.demotions++;
-	}
-	if (f->level == AICLASS_LEVEL_TRAIN)
-		return aiclass_default_idx(cfg);
-	return f->level;
-}
-
-/* Returns a class index, or AICLASS_MAX_CLASSES with *qerr set to drop. */
+/* Routes 1 to 5: a class index, AICLASS_CLASSIFY_AUTO, or
+ * AICLASS_CLASSIFY_DROP with *qerr set.
+ */
 static unsigned int aiclass_classify(struct sk_buff *skb, struct Qdisc *sch,
-				     struct aiclass_flow *f, int *qerr)
+				     int *qerr)
 {
 	struct aiclass_sched_data *q = qdisc_priv(sch);
 	const struct aiclass_config *cfg = &q->cfg;
@@ -644,7 +749,6 @@ static unsigned int aiclass_classify(struct sk_buff *skb, struct Qdisc *sch,
 	struct tcf_result res;
 	struct tcf_proto *fl;
 	unsigned int idx;
-	int cls_idx;
 	int result;
 	u8 minor;
 
@@ -666,10 +770,10 @@ static unsigned int aiclass_classify(struct sk_buff *skb, struct Qdisc *sch,
 		case TC_ACT_TRAP:
 			*qerr = NET_XMIT_SUCCESS | __NET_XMIT_STOLEN;
 			q->stats.stolen++;
-			return AICLASS_MAX_CLASSES;
+			return AICLASS_CLASSIFY_DROP;
 		case TC_ACT_SHOT:
 			q->stats.drop_filter++;
-			return AICLASS_MAX_CLASSES;
+			return AICLASS_CLASSIFY_DROP;
 		}
 		if (result >= 0) {
 			idx = AICLASS_MAX_CLASSES;
@@ -693,52 +797,76 @@ static unsigned int aiclass_classify(struct sk_buff *skb, struct Qdisc *sch,
 		}
 	}
 
-	if (cfg->roce_port && aiclass_roce_is_control(skb, &cls_idx, cfg)) {
-		q->stats.route[AICLASS_ROUTE_ROCE]++;
-		return cls_idx;
-	}
+	if (q->parse_ip)
+		return aiclass_classify_ip(q, skb);
+	return AICLASS_CLASSIFY_AUTO;
+}
 
-	q->stats.route[AICLASS_ROUTE_AUTO]++;
-	return aiclass_auto_class(q, f);
+/* Route 6, auto: account a packet of len bytes to the burst of the flow in
+ * slot f and return the class the burst has reached.
+ */
+static unsigned int aiclass_auto_class(struct aiclass_sched_data *q,
+				       struct aiclass_flow *f,
+				       unsigned int len, codel_time_t now)
+{
+	const struct aiclass_config *cfg = &q->cfg;
+	unsigned int last = cfg->lat_bands - 1;
+	u32 quiet = now - f->tstamp;
+
+	if (!f->qlen && quiet > q->idle && f->burst) {
+		/* A new burst: training again if the last one was an
+		 * elephant not long ago, else from the top band.
+		 */
+		if (f->burst > cfg->elephant && quiet < q->forget) {
+			f->level = AICLASS_LEVEL_TRAIN;
+			q->stats.remembered++;
+		} else {
+			f->level = 0;
+			q->stats.idle_resets++;
+		}
+		f->burst = 0;
+	}
+	f->burst = min_t(u64, (u64)f->burst + len, U32_MAX);
+
+	if (f->level != AICLASS_LEVEL_TRAIN && f->level > last)
+		f->level = last;	/* lat_bands shrank */
+	while (f->level < last && f->burst > cfg->thresholds[f->level]) {
+		f->level++;
+		q->stats.demotions++;
+	}
+	if (f->level == last && f->burst > cfg->elephant) {
+		f->level = AICLASS_LEVEL_TRAIN;
+		q->stats.demotions++;
+	}
+	if (f->level == AICLASS_LEVEL_TRAIN)
+		return aiclass_default_idx(cfg);
+	return f->level;
+}
+
+/* The key of an explicitly placed packet's queue: its flow hash and its
+ * class, so that it never shares a queue with its flow's packets in
+ * another class.
+ */
+static u32 aiclass_placed_key(u32 hash, unsigned int idx)
+{
+	return hash ^ ((idx + 1) * GOLDEN_RATIO_32);
 }
 
 /* Enqueue */
 
-static int aiclass_enqueue(struct sk_buff *skb, struct Qdisc *sch,
-			   struct sk_buff **to_free)
+/* Queue skb, of the flow in slot f, in class idx within the limits.  With
+ * cn, a packet whose own flow paid for its room is reported to the parents
+ * with NET_XMIT_CN; else every victim is taken off the parents' counts.
+ */
+static int aiclass_enqueue_skb(struct Qdisc *sch, struct sk_buff *skb,
+			       struct aiclass_flow *f, unsigned int idx,
+			       u64 now, bool cn, struct sk_buff **to_free)
 {
 	struct aiclass_sched_data *q = qdisc_priv(sch);
+	struct aiclass_class *cl = &q->classes[idx];
 	unsigned int len = qdisc_pkt_len(skb);
 	unsigned int prev_qlen, prev_backlog;
-	struct aiclass_flow *f, *victim;
-	struct aiclass_class *cl;
-	unsigned int idx;
-	int ret = 0;
-	u32 hash;
-	u64 now;
-
-	now = ktime_get_ns();
-	hash = skb_get_hash(skb);
-	f = aiclass_flow_find(q->flows, q->tags, q->flows_mask, hash);
-	if (unlikely(q->tags[f - q->flows] != hash))
-		q->stats.flows_shared++;
-	if (!f->qlen && now - f->tstamp > q->idle_ns) {
-		if (f->burst)
-			q->stats.idle_resets++;
-		f->burst = 0;
-		f->level = 0;
-	}
-	f->tstamp = now;
-	f->burst = min_t(u64, (u64)f->burst + len, U32_MAX);
-
-	idx = aiclass_classify(skb, sch, f, &ret);
-	if (idx >= AICLASS_MAX_CLASSES) {
-		if (ret & __NET_XMIT_BYPASS)
-			qdisc_qstats_drop(sch);
-		__qdisc_drop(skb, to_free);
-		return ret;
-	}
-	cl = &q->classes[idx];
+	struct aiclass_flow *victim = NULL;
 
 	if (!aiclass_is_training(idx) && cl->qlen >= q->cfg.lat_limit) {
 		q->stats.drop_band++;
@@ -749,18 +877,18 @@ static int aiclass_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 	 * the latency side alone leaves no room for it; otherwise training
 	 * makes room, so the limits hold at every instant.
 	 */
-	if (sch->q.qlen - q->train_qlen + 1 > q->cfg.limit ||
-	    q->memory_used - q->train_mem + skb->truesize >
+	if (sch->q.qlen - q->train_qlen + 1 > q->cfg.limit) {
+		q->stats.drop_overlimit++;
+		cl->qstats.drops++;
+		return qdisc_drop(skb, sch, to_free);
+	}
+	if (q->memory_used - q->train_mem + skb->truesize >
 	    q->cfg.memory_limit) {
-		if (sch->q.qlen - q->train_qlen + 1 > q->cfg.limit)
-			q->stats.drop_overlimit++;
-		else
-			q->stats.drop_memory++;
+		q->stats.drop_memory++;
 		cl->qstats.drops++;
 		return qdisc_drop(skb, sch, to_free);
 	}
 
-	victim = NULL;
 	if (unlikely(aiclass_full(sch, 1, skb->truesize))) {
 		prev_qlen = sch->q.qlen;
 		prev_backlog = sch->qstats.backlog;
@@ -772,6 +900,8 @@ static int aiclass_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 
 	aiclass_cb(skb)->enqueue_time = now;
 	aiclass_cb(skb)->mem = skb->truesize;
+	if (f->qlen && f->cls != idx)
+		aiclass_flow_move(q, f, idx);
 	aiclass_flow_add(q, f, idx, skb);
 	aiclass_qdisc_account(sch, skb, 1);
 	if (likely(!victim))
@@ -781,13 +911,96 @@ static int aiclass_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 	 * NET_XMIT_CN: the parents then do not count the packet, so one
 	 * fewer drop is reported to them.
 	 */
-	if (victim == f) {
+	if (cn && victim == f) {
 		qdisc_tree_reduce_backlog(sch, prev_qlen - 1,
 					  prev_backlog - len);
 		return NET_XMIT_CN;
 	}
 	qdisc_tree_reduce_backlog(sch, prev_qlen, prev_backlog);
 	return NET_XMIT_SUCCESS;
+}
+
+/* Below 1 Gbit/s a GSO packet would hold the shaped link for longer than
+ * a latency packet should wait: queue its segments instead (as sch_cake).
+ */
+static int aiclass_enqueue_segs(struct Qdisc *sch, struct sk_buff *skb,
+				struct aiclass_flow *f, unsigned int idx,
+				u64 now, struct sk_buff **to_free)
+{
+	struct aiclass_sched_data *q = qdisc_priv(sch);
+	netdev_features_t features = netif_skb_features(skb);
+	unsigned int len = qdisc_pkt_len(skb), slen = 0, nsegs = 0, seglen;
+	struct sk_buff *segs, *nskb;
+
+	segs = skb_gso_segment(skb, features & ~NETIF_F_GSO_MASK);
+	if (IS_ERR_OR_NULL(segs))
+		return qdisc_drop(skb, sch, to_free);
+
+	skb_list_walk_safe(segs, segs, nskb) {
+		skb_mark_not_on_list(segs);
+		seglen = segs->len;
+		qdisc_skb_cb(segs)->pkt_len = seglen;
+		if (aiclass_enqueue_skb(sch, segs, f, idx, now, false,
+					to_free) == NET_XMIT_SUCCESS) {
+			nsegs++;
+			slen += seglen;
+		}
+	}
+	q->stats.gso_split++;
+	consume_skb(skb);
+	if (!nsegs)
+		return NET_XMIT_DROP;
+	/* The parents count one packet of len bytes. */
+	qdisc_tree_reduce_backlog(sch, 1 - nsegs, len - slen);
+	return NET_XMIT_SUCCESS;
+}
+
+static int aiclass_enqueue(struct sk_buff *skb, struct Qdisc *sch,
+			   struct sk_buff **to_free)
+{
+	struct aiclass_sched_data *q = qdisc_priv(sch);
+	unsigned int idx, len = qdisc_pkt_len(skb);
+	struct aiclass_flow *f;
+	codel_time_t now_t;
+	u32 hash, key;
+	int ret = 0;
+	u64 now;
+
+	idx = aiclass_classify(skb, sch, &ret);
+	if (unlikely(idx == AICLASS_CLASSIFY_DROP)) {
+		if (ret & __NET_XMIT_BYPASS)
+			qdisc_qstats_drop(sch);
+		__qdisc_drop(skb, to_free);
+		return ret;
+	}
+
+	now = ktime_get_ns();
+	now_t = now >> CODEL_SHIFT;
+	hash = skb_get_hash(skb);
+	if (idx == AICLASS_CLASSIFY_AUTO) {
+		key = hash;
+		f = aiclass_flow_find(q->flows, q->flows_mask, key, now_t);
+		q->stats.route[AICLASS_ROUTE_AUTO]++;
+		idx = aiclass_auto_class(q, f, len, now_t);
+	} else {
+		key = aiclass_placed_key(hash, idx);
+		f = aiclass_flow_find(q->flows, q->flows_mask, key, now_t);
+	}
+	f->tstamp = now_t;
+	/* A packet in a slot it shares follows the queue it finds there,
+	 * and only an auto flow's own demotion moves its queue.
+	 */
+	if (unlikely(f->key != key)) {
+		q->stats.flows_shared++;
+		if (f->qlen)
+			idx = f->cls;
+	} else if (key != hash && f->qlen) {
+		idx = f->cls;
+	}
+
+	if (q->split_gso && skb_is_gso(skb))
+		return aiclass_enqueue_segs(sch, skb, f, idx, now, to_free);
+	return aiclass_enqueue_skb(sch, skb, f, idx, now, true, to_free);
 }
 
 /* Dequeue */
@@ -820,27 +1033,51 @@ static unsigned int aiclass_pick_training(struct aiclass_sched_data *q)
 	}
 }
 
+/* codel_dequeue() callbacks: take the head of the flow whose CoDel state
+ * vars is, and drop a packet CoDel gave up on (counted by the caller).
+ */
+static struct sk_buff *aiclass_codel_pop(struct codel_vars *vars, void *ctx)
+{
+	struct aiclass_flow *f = container_of(vars, struct aiclass_flow, cvars);
+	struct Qdisc *sch = ctx;
+	struct sk_buff *skb;
+
+	if (!f->qlen)
+		return NULL;
+	skb = aiclass_flow_pop(qdisc_priv(sch), f);
+	aiclass_qdisc_account(sch, skb, -1);
+	return skb;
+}
+
+static void aiclass_codel_drop(struct sk_buff *skb, void *ctx)
+{
+	kfree_skb(skb);
+	qdisc_qstats_drop((struct Qdisc *)ctx);
+}
+
 static void aiclass_sojourn(struct aiclass_class *cl, u64 sojourn)
 {
-	u32 s = min_t(u64, sojourn, U32_MAX);
-
-	cl->sojourn_avg = cl->sojourn_avg - (cl->sojourn_avg >> 3) + (s >> 3);
-	if (s > cl->sojourn_max)
-		cl->sojourn_max = s;
+	cl->sojourn_avg = cl->sojourn_avg - (cl->sojourn_avg >> 3) +
+			  (sojourn >> 3);
+	if (sojourn > cl->sojourn_max)
+		cl->sojourn_max = sojourn;
 }
 
 static struct sk_buff *aiclass_dequeue(struct Qdisc *sch)
 {
 	struct aiclass_sched_data *q = qdisc_priv(sch);
 	const struct aiclass_config *cfg = &q->cfg;
-	bool train = q->train_qlen, lat = q->lat_bitmap;
+	struct codel_stats *cs = &q->cstats;
+	u32 drops, marks, ce_marks;
+	struct sk_buff *skb = NULL;
 	struct aiclass_class *cl;
 	struct aiclass_flow *f;
-	struct sk_buff *skb;
 	unsigned int idx, len;
-	u64 now, sojourn;
+	bool lat, train;
+	u64 now;
 
-	if (!sch->q.qlen)
+	/* sch->q.qlen also counts packets requeued in sch->gso_skb. */
+	if (!q->lat_bitmap && list_empty(&q->train_active))
 		return NULL;
 
 	now = ktime_get_ns();
@@ -850,21 +1087,51 @@ static struct sk_buff *aiclass_dequeue(struct Qdisc *sch)
 		return NULL;
 	}
 
-	if (lat && train && cfg->train_share &&
-	    q->guard >= (s64)cfg->train_share * cfg->burst) {
-		q->stats.guard_yields++;
-		lat = false;
-	}
-	idx = lat ? __ffs(q->lat_bitmap) : aiclass_pick_training(q);
-	cl = &q->classes[idx];
-	f = aiclass_pick_flow(q, cl);
-	skb = aiclass_flow_pop(q, f);
-	len = qdisc_pkt_len(skb);
-	aiclass_qdisc_account(sch, skb, -1);
-	f->deficit -= len;
-	if (!f->qlen)
-		f->tstamp = now;
+	do {
+		lat = q->lat_bitmap;
+		train = !list_empty(&q->train_active);
+		if (!lat && !train)
+			break;
+		if (lat && train && cfg->train_share &&
+		    q->guard >= (s64)cfg->train_share * cfg->burst) {
+			q->stats.guard_yields++;
+			lat = false;
+		}
+		idx = lat ? __ffs(q->lat_bitmap) : aiclass_pick_training(q);
+		cl = &q->classes[idx];
+		f = aiclass_pick_flow(q, cl);
 
+		drops = cs->drop_count;
+		marks = cs->ecn_mark;
+		ce_marks = cs->ce_mark;
+		skb = codel_dequeue(sch, &sch->qstats.backlog,
+				    &q->cparams[!lat], &f->cvars, cs,
+				    qdisc_pkt_len, aiclass_skb_time,
+				    aiclass_codel_drop, aiclass_codel_pop);
+		if (!f->qlen)
+			f->tstamp = now >> CODEL_SHIFT;
+		drops = cs->drop_count - drops;
+		cl->qstats.drops += drops;
+		cl->aqm_drops += drops;
+		cl->aqm_marks += cs->ecn_mark - marks;
+		cl->ce_marks += cs->ce_mark - ce_marks;
+	} while (!skb);
+
+	if (cs->drop_count) {
+		q->stats.drop_aqm += cs->drop_count;
+		qdisc_tree_reduce_backlog(sch, cs->drop_count, cs->drop_len);
+		cs->drop_count = 0;
+		cs->drop_len = 0;
+	}
+	q->stats.aqm_marks += cs->ecn_mark;
+	q->stats.ce_marks += cs->ce_mark;
+	cs->ecn_mark = 0;
+	cs->ce_mark = 0;
+	if (!skb)
+		return NULL;
+
+	len = qdisc_pkt_len(skb);
+	f->deficit -= len;
 	if (lat) {
 		if (train)
 			q->guard += (s64)cfg->train_share * len;
@@ -875,17 +1142,11 @@ static struct sk_buff *aiclass_dequeue(struct Qdisc *sch)
 	if (q->guard < 0 || !q->train_qlen)
 		q->guard = 0;
 
-	sojourn = now - aiclass_cb(skb)->enqueue_time;
-	aiclass_sojourn(cl, sojourn);
-	if (!lat && q->ce_threshold_ns && sojourn > q->ce_threshold_ns &&
-	    INET_ECN_set_ce(skb)) {
-		cl->ce_marks++;
-		q->stats.ce_marks++;
-	}
-
+	aiclass_sojourn(cl, now - aiclass_cb(skb)->enqueue_time);
 	if (cfg->rate)
-		q->t_next = max(q->t_next, now - q->shaper_slack_ns) +
-			    div64_u64((u64)len * NSEC_PER_SEC, cfg->rate);
+		q->t_next = max(q->t_next, now > q->shaper_slack_ns ?
+					   now - q->shaper_slack_ns : 0) +
+			    (((u64)len * q->rate_ns) >> q->rate_shft);
 
 	bstats_update(&cl->bstats, skb);
 	qdisc_bstats_update(sch, skb);
@@ -912,6 +1173,7 @@ static void aiclass_purge(struct Qdisc *sch)
 			f->qlen = 0;
 			f->backlog = 0;
 			f->mem = 0;
+			f->flags &= ~AICLASS_FLOW_SHARED;
 			list_del_init(&f->flowchain);
 		}
 		cl->qlen = 0;
@@ -930,12 +1192,23 @@ static void aiclass_purge(struct Qdisc *sch)
 	sch->qstats.backlog = 0;
 }
 
+/* A flow table of n empty slots that remember nothing. */
+static void aiclass_flows_init(struct aiclass_flow *flows, u32 n)
+{
+	u32 i;
+
+	memset(flows, 0, n * sizeof(*flows));
+	for (i = 0; i < n; i++)
+		INIT_LIST_HEAD(&flows[i].flowchain);
+}
+
 static void aiclass_reset(struct Qdisc *sch)
 {
 	struct aiclass_sched_data *q = qdisc_priv(sch);
 	unsigned int i;
 
 	aiclass_purge(sch);
+	aiclass_flows_init(q->flows, q->flows_mask + 1);
 	for (i = 0; i < AICLASS_MAX_CLASSES; i++) {
 		q->classes[i].sojourn_avg = 0;
 		q->classes[i].sojourn_max = 0;
@@ -944,22 +1217,13 @@ static void aiclass_reset(struct Qdisc *sch)
 	qdisc_watchdog_cancel(&q->watchdog);
 }
 
-/* The tags of a flow table of n slots follow its slots. */
-static u32 *aiclass_flow_tags(struct aiclass_flow *flows, u32 n)
-{
-	return (u32 *)(flows + n);
-}
-
 static struct aiclass_flow *aiclass_flows_alloc(u32 n)
 {
 	struct aiclass_flow *flows;
-	u32 i;
 
-	flows = kvcalloc(n, sizeof(*flows) + sizeof(u32), GFP_KERNEL);
-	if (!flows)
-		return NULL;
-	for (i = 0; i < n; i++)
-		INIT_LIST_HEAD(&flows[i].flowchain);
+	flows = kvcalloc(n, sizeof(*flows), GFP_KERNEL);
+	if (flows)
+		aiclass_flows_init(flows, n);
 	return flows;
 }
 
@@ -1002,6 +1266,19 @@ static void aiclass_default_thresholds(struct aiclass_config *cfg)
 	 */
 	for (i = 0; i < n; i++)
 		cfg->thresholds[i] = cfg->elephant >> (n - i);
+}
+
+/* Every entry of a priomap or dscpmap is auto or a live class. */
+static bool aiclass_map_valid(const struct aiclass_config *cfg, const u8 *map,
+			      unsigned int n)
+{
+	unsigned int i;
+
+	for (i = 0; i < n; i++)
+		if (map[i] != AICLASS_PRIOMAP_AUTO &&
+		    aiclass_minor_to_idx(cfg, map[i]) >= AICLASS_MAX_CLASSES)
+			return false;
+	return true;
 }
 
 /* Apply the request in tb to cfg, then check that cfg is consistent. */
@@ -1073,6 +1350,8 @@ static int aiclass_stage(struct nlattr **tb, struct aiclass_config *cfg,
 		cfg->train_share = nla_get_u8(tb[TCA_AICLASS_TRAIN_SHARE]);
 	if (tb[TCA_AICLASS_IDLE])
 		cfg->idle = nla_get_u32(tb[TCA_AICLASS_IDLE]);
+	if (tb[TCA_AICLASS_FORGET])
+		cfg->forget = nla_get_u32(tb[TCA_AICLASS_FORGET]);
 	if (tb[TCA_AICLASS_FLOWS]) {
 		n = nla_get_u32(tb[TCA_AICLASS_FLOWS]);
 		if (!is_power_of_2(n)) {
@@ -1088,14 +1367,32 @@ static int aiclass_stage(struct nlattr **tb, struct aiclass_config *cfg,
 		cfg->memory_limit = nla_get_u32(tb[TCA_AICLASS_MEMORY_LIMIT]);
 	if (tb[TCA_AICLASS_CE_THRESHOLD])
 		cfg->ce_threshold = nla_get_u32(tb[TCA_AICLASS_CE_THRESHOLD]);
-	if (tb[TCA_AICLASS_RATE])
+	if (tb[TCA_AICLASS_RATE]) {
 		cfg->rate = nla_get_u64(tb[TCA_AICLASS_RATE]);
+		if (cfg->rate && cfg->rate < AICLASS_MIN_RATE) {
+			NL_SET_ERR_MSG_ATTR(extack, tb[TCA_AICLASS_RATE],
+					    "rate must be 0 (off) or at least 1000 bytes/s");
+			return -EINVAL;
+		}
+	}
 	if (tb[TCA_AICLASS_ROCE_PORT])
 		cfg->roce_port = nla_get_u16(tb[TCA_AICLASS_ROCE_PORT]);
 	if (tb[TCA_AICLASS_LAT_LIMIT])
 		cfg->lat_limit = nla_get_u32(tb[TCA_AICLASS_LAT_LIMIT]);
 	if (tb[TCA_AICLASS_QUANTUM])
 		cfg->quantum = nla_get_u32(tb[TCA_AICLASS_QUANTUM]);
+	if (tb[TCA_AICLASS_TARGET])
+		cfg->target = nla_get_u32(tb[TCA_AICLASS_TARGET]);
+	if (tb[TCA_AICLASS_INTERVAL])
+		cfg->interval = nla_get_u32(tb[TCA_AICLASS_INTERVAL]);
+	if (cfg->target >= cfg->interval) {
+		NL_SET_ERR_MSG_MOD(extack, "target must be below interval");
+		return -EINVAL;
+	}
+	if (tb[TCA_AICLASS_ECN])
+		cfg->ecn = nla_get_u8(tb[TCA_AICLASS_ECN]);
+	if (tb[TCA_AICLASS_SPLIT_GSO])
+		cfg->split_gso = nla_get_u8(tb[TCA_AICLASS_SPLIT_GSO]);
 	if (tb[TCA_AICLASS_DEFAULT_CLASS])
 		cfg->default_class = nla_get_u8(tb[TCA_AICLASS_DEFAULT_CLASS]);
 	if (aiclass_minor_to_idx(cfg, cfg->default_class) >=
@@ -1107,14 +1404,18 @@ static int aiclass_stage(struct nlattr **tb, struct aiclass_config *cfg,
 	if (tb[TCA_AICLASS_PRIOMAP])
 		memcpy(cfg->priomap, nla_data(tb[TCA_AICLASS_PRIOMAP]),
 		       AICLASS_PRIOMAP_LEN);
-	for (i = 0; i < AICLASS_PRIOMAP_LEN; i++) {
-		if (cfg->priomap[i] != AICLASS_PRIOMAP_AUTO &&
-		    aiclass_minor_to_idx(cfg, cfg->priomap[i]) >=
-		    AICLASS_MAX_CLASSES) {
-			NL_SET_ERR_MSG_MOD(extack,
-					   "priomap names a class that does not exist");
-			return -EINVAL;
-		}
+	if (tb[TCA_AICLASS_DSCPMAP])
+		memcpy(cfg->dscpmap, nla_data(tb[TCA_AICLASS_DSCPMAP]),
+		       AICLASS_DSCPMAP_LEN);
+	if (!aiclass_map_valid(cfg, cfg->priomap, AICLASS_PRIOMAP_LEN)) {
+		NL_SET_ERR_MSG_MOD(extack,
+				   "priomap names a class that does not exist");
+		return -EINVAL;
+	}
+	if (!aiclass_map_valid(cfg, cfg->dscpmap, AICLASS_DSCPMAP_LEN)) {
+		NL_SET_ERR_MSG_MOD(extack,
+				   "dscpmap names a class that does not exist");
+		return -EINVAL;
 	}
 	return 0;
 }
@@ -1141,50 +1442,53 @@ static void aiclass_rehome_classes(struct aiclass_sched_data *q)
 	}
 }
 
-/* Under the tree lock: re-file every queued packet into a new flow table.
- * Each old flow keeps its order; its burst state follows its packets.
+/* Under the tree lock: move every backlogged flow, its queue whole, to its
+ * slot in a new table of n slots (as sch_fq moves flows, not packets): one
+ * step per backlogged flow.  Flows that meet in a shared slot keep their
+ * order, one queue after the other.
  */
 static void aiclass_rehash(struct aiclass_sched_data *q,
 			   struct aiclass_flow *flows, u32 n)
 {
-	u32 *tags = aiclass_flow_tags(flows, n);
+	codel_time_t now = codel_get_time();
 	struct aiclass_flow *f, *nf, *tmp;
-	struct sk_buff *skb;
-	unsigned int i;
+	unsigned int i, cls;
 	LIST_HEAD(old);
 
-	for (i = 0; i < AICLASS_MAX_CLASSES; i++) {
-		struct aiclass_class *cl = &q->classes[i];
-
-		q->active_flows -= cl->active_flows;
-		if (aiclass_is_training(i)) {
-			q->train_qlen -= cl->qlen;
-			q->train_mem = 0;
-		}
-		list_splice_tail_init(&cl->flows, &old);
-		cl->qlen = 0;
-		cl->backlog = 0;
-		cl->active_flows = 0;
-		aiclass_class_deactivate(q, i);
-	}
+	for (i = 0; i < AICLASS_MAX_CLASSES; i++)
+		list_splice_tail_init(&q->classes[i].flows, &old);
 
 	list_for_each_entry_safe(f, tmp, &old, flowchain) {
-		while ((skb = f->head) != NULL) {
-			f->head = skb->next;
-			nf = aiclass_flow_find(flows, tags, n - 1,
-					       skb_get_hash(skb));
-			if (!nf->qlen) {
-				nf->tstamp = f->tstamp;
-				nf->burst = f->burst;
-				nf->level = f->level;
-			}
-			aiclass_flow_add(q, nf, nf->qlen ? nf->cls : f->cls,
-					 skb);
-		}
 		list_del_init(&f->flowchain);
+		nf = aiclass_flow_find(flows, n - 1, f->key, now);
+		cls = f->cls;
+		/* The packets leave f's class and join nf's. */
+		q->classes[cls].active_flows--;
+		q->active_flows--;
+		if (!nf->qlen) {
+			nf->cvars = f->cvars;
+			nf->burst = f->burst;
+			nf->level = f->level;
+			nf->flags |= f->flags;
+			nf->tstamp = f->tstamp;
+			aiclass_flow_link(q, nf, cls);
+			nf->head = f->head;
+		} else {
+			aiclass_class_account(q, cls, -f->qlen, -f->backlog,
+					      -f->mem);
+			aiclass_class_account(q, nf->cls, f->qlen, f->backlog,
+					      f->mem);
+			nf->tail->next = f->head;
+		}
+		nf->tail = f->tail;
+		nf->qlen += f->qlen;
+		nf->backlog += f->backlog;
+		nf->mem += f->mem;
 	}
+	for (i = 0; i < AICLASS_MAX_CLASSES; i++)
+		if (!q->classes[i].active_flows)
+			aiclass_class_deactivate(q, i);
 	q->flows = flows;
-	q->tags = tags;
 	q->flows_mask = n - 1;
 }
 
@@ -1198,17 +1502,64 @@ static void aiclass_commit_derived(struct Qdisc *sch)
 	for (i = 0; i < AICLASS_MAX_TRAIN_CLASSES; i++)
 		q->classes[AICLASS_TRAIN_BASE + i].quantum =
 			cfg->weights[i] * cfg->quantum;
-	q->idle_ns = (u64)cfg->idle * NSEC_PER_USEC;
-	q->ce_threshold_ns = (u64)cfg->ce_threshold * NSEC_PER_USEC;
-	slack = cfg->rate ? div64_u64(4ULL * cfg->quantum * NSEC_PER_SEC,
-				      cfg->rate) : 0;
+	q->idle = aiclass_us_to_codel(cfg->idle);
+	q->forget = aiclass_us_to_codel(cfg->forget);
+	q->parse_ip = !!cfg->roce_port ||
+		      memchr_inv(cfg->dscpmap, AICLASS_DSCPMAP_AUTO,
+				 AICLASS_DSCPMAP_LEN);
+	q->split_gso = cfg->split_gso && cfg->rate &&
+		       cfg->rate < AICLASS_SPLIT_GSO_RATE;
+
+	for (i = 0; i < ARRAY_SIZE(q->cparams); i++) {
+		q->cparams[i].target = aiclass_us_to_codel(cfg->target);
+		q->cparams[i].interval = aiclass_us_to_codel(cfg->interval);
+		q->cparams[i].ecn = cfg->ecn;
+		q->cparams[i].mtu = psched_mtu(qdisc_dev(sch));
+	}
+	q->cparams[1].ce_threshold = cfg->ce_threshold ?
+		aiclass_us_to_codel(cfg->ce_threshold) : CODEL_DISABLED_THRESHOLD;
+
+	/* The shaper's time for len bytes is (len * rate_ns) >> rate_shft,
+	 * rate_ns kept below 2^34 so that the product fits (as sch_cake).
+	 */
+	q->rate_ns = 0;
+	q->rate_shft = 0;
+	slack = 0;
+	if (cfg->rate) {
+		q->rate_shft = 34;
+		q->rate_ns = div64_u64(NSEC_PER_SEC << 34, cfg->rate);
+		while (q->rate_ns >> 34) {
+			q->rate_ns >>= 1;
+			q->rate_shft--;
+		}
+		slack = (4ULL * cfg->quantum * q->rate_ns) >> q->rate_shft;
+	}
 	q->shaper_slack_ns = max_t(u64, slack, AICLASS_SHAPER_SLACK);
 	sch->limit = cfg->limit;
 }
 
-/* Under the tree lock: drop what the new limits no longer hold.  Bands are
- * trimmed only when lat_limit itself shrank: packets a change moved into a
- * band are kept, and new ones wait until the band is below its limit.
+/* Drop a packet that was requeued in sch->gso_skb by a NETDEV_TX_BUSY
+ * driver or a parent's peek; false when there is none.
+ */
+static bool aiclass_drop_requeued(struct Qdisc *sch, u64 *reason)
+{
+	struct sk_buff *skb = __skb_dequeue(&sch->gso_skb);
+
+	if (!skb)
+		return false;
+	sch->q.qlen--;
+	qdisc_qstats_backlog_dec(sch, skb);
+	qdisc_qstats_drop(sch);
+	(*reason)++;
+	rtnl_kfree_skbs(skb, skb);
+	return true;
+}
+
+/* Under the tree lock: drop what the new limits no longer hold, counting
+ * on the queues' own counts (sch->q.qlen also counts requeued packets).
+ * Bands are trimmed only when lat_limit itself shrank: packets a change
+ * moved into a band are kept, and new ones wait until the band is below
+ * its limit.
  */
 static void aiclass_trim(struct Qdisc *sch, u32 old_lat_limit)
 {
@@ -1228,7 +1579,7 @@ static void aiclass_trim(struct Qdisc *sch, u32 old_lat_limit)
 		}
 	}
 	aiclass_drop_training(sch, 0, 0, false, NULL);
-	while (aiclass_full(sch, 0, 0)) {
+	while (aiclass_full(sch, 0, 0) && q->lat_bitmap) {
 		cl = &q->classes[__fls(q->lat_bitmap)];
 		reason = q->memory_used > q->cfg.memory_limit ?
 			 &q->stats.drop_memory : &q->stats.drop_overlimit;
@@ -1236,6 +1587,9 @@ static void aiclass_trim(struct Qdisc *sch, u32 old_lat_limit)
 				     flowchain);
 		aiclass_drop_head(sch, f, reason, NULL);
 	}
+	while (sch->q.qlen > q->cfg.limit &&
+	       aiclass_drop_requeued(sch, &q->stats.drop_overlimit))
+		;
 	qdisc_tree_reduce_backlog(sch, qlen - sch->q.qlen,
 				  backlog - sch->qstats.backlog);
 }
@@ -1305,7 +1659,7 @@ static int aiclass_init(struct Qdisc *sch, struct nlattr *opt,
 	unsigned int i;
 	int err;
 
-	BUILD_BUG_ON(sizeof(struct aiclass_flow) > 64);
+	BUILD_BUG_ON(sizeof(struct aiclass_flow) > 96);
 	BUILD_BUG_ON(AICLASS_MIN_FLOWS % AICLASS_FLOW_WAYS);
 
 	INIT_LIST_HEAD(&q->train_active);
@@ -1315,6 +1669,9 @@ static int aiclass_init(struct Qdisc *sch, struct nlattr *opt,
 		gnet_stats_basic_sync_init(&q->classes[i].bstats);
 	}
 	qdisc_watchdog_init(&q->watchdog, sch);
+	for (i = 0; i < ARRAY_SIZE(q->cparams); i++)
+		codel_params_init(&q->cparams[i]);
+	codel_stats_init(&q->cstats);
 
 	err = tcf_block_get(&q->block, &q->filter_list, sch, extack);
 	if (err)
@@ -1329,6 +1686,7 @@ static int aiclass_init(struct Qdisc *sch, struct nlattr *opt,
 	cfg->elephant = AICLASS_DEF_ELEPHANT;
 	aiclass_default_thresholds(cfg);
 	cfg->idle = AICLASS_DEF_IDLE;
+	cfg->forget = AICLASS_DEF_FORGET;
 	cfg->flows = AICLASS_DEF_FLOWS;
 	cfg->limit = AICLASS_DEF_LIMIT;
 	cfg->memory_limit = AICLASS_DEF_MEMORY_LIMIT;
@@ -1336,6 +1694,10 @@ static int aiclass_init(struct Qdisc *sch, struct nlattr *opt,
 	cfg->quantum = psched_mtu(qdisc_dev(sch));
 	cfg->roce_port = AICLASS_DEF_ROCE_PORT;
 	cfg->default_class = AICLASS_TRAIN_MINOR_MIN;
+	cfg->target = AICLASS_DEF_TARGET;
+	cfg->interval = AICLASS_DEF_INTERVAL;
+	cfg->ecn = 1;
+	cfg->split_gso = 1;
 
 	if (opt) {
 		/* Stage on the defaults so that a bad request fails whole. */
@@ -1357,7 +1719,6 @@ static int aiclass_init(struct Qdisc *sch, struct nlattr *opt,
 		NL_SET_ERR_MSG_MOD(extack, "Cannot allocate the flow table");
 		return -ENOMEM;
 	}
-	q->tags = aiclass_flow_tags(q->flows, cfg->flows);
 	q->flows_mask = cfg->flows - 1;
 	aiclass_commit_derived(sch);
 	return 0;
@@ -1373,7 +1734,6 @@ static void aiclass_destroy(struct Qdisc *sch)
 		aiclass_purge(sch);
 	kvfree(q->flows);
 	q->flows = NULL;
-	q->tags = NULL;
 }
 
 /* Dumps */
@@ -1393,6 +1753,7 @@ static int aiclass_put_list(struct sk_buff *skb, int nest_type, int type,
 	return 0;
 }
 
+/* Runs under RTNL, as every change of q->cfg does. */
 static int aiclass_dump(struct Qdisc *sch, struct sk_buff *skb)
 {
 	struct aiclass_sched_data *q = qdisc_priv(sch);
@@ -1425,7 +1786,14 @@ static int aiclass_dump(struct Qdisc *sch, struct sk_buff *skb)
 		    cfg->priomap) ||
 	    nla_put_u8(skb, TCA_AICLASS_DEFAULT_CLASS, cfg->default_class) ||
 	    nla_put_u32(skb, TCA_AICLASS_LAT_LIMIT, cfg->lat_limit) ||
-	    nla_put_u32(skb, TCA_AICLASS_QUANTUM, cfg->quantum))
+	    nla_put_u32(skb, TCA_AICLASS_QUANTUM, cfg->quantum) ||
+	    nla_put_u32(skb, TCA_AICLASS_TARGET, cfg->target) ||
+	    nla_put_u32(skb, TCA_AICLASS_INTERVAL, cfg->interval) ||
+	    nla_put_u8(skb, TCA_AICLASS_ECN, cfg->ecn) ||
+	    nla_put_u32(skb, TCA_AICLASS_FORGET, cfg->forget) ||
+	    nla_put(skb, TCA_AICLASS_DSCPMAP, AICLASS_DSCPMAP_LEN,
+		    cfg->dscpmap) ||
+	    nla_put_u8(skb, TCA_AICLASS_SPLIT_GSO, cfg->split_gso))
 		goto nla_put_failure;
 
 	return nla_nest_end(skb, opts);
@@ -1435,19 +1803,28 @@ nla_put_failure:
 	return -EMSGSIZE;
 }
 
+/* Stats dumps run without the qdisc lock: they copy under it (as sch_fq). */
 static int aiclass_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
 {
 	static const int route_attr[AICLASS_ROUTE_MAX] = {
 		[AICLASS_ROUTE_PRIORITY] = TCA_AICLASS_STATS_CLS_PRIORITY,
 		[AICLASS_ROUTE_FILTER]	 = TCA_AICLASS_STATS_CLS_FILTER,
 		[AICLASS_ROUTE_PRIOMAP]	 = TCA_AICLASS_STATS_CLS_PRIOMAP,
+		[AICLASS_ROUTE_DSCPMAP]	 = TCA_AICLASS_STATS_CLS_DSCPMAP,
 		[AICLASS_ROUTE_ROCE]	 = TCA_AICLASS_STATS_CLS_ROCE,
 		[AICLASS_ROUTE_AUTO]	 = TCA_AICLASS_STATS_CLS_AUTO,
 	};
 	struct aiclass_sched_data *q = qdisc_priv(sch);
-	const struct aiclass_stats *st = &q->stats;
+	u32 active_flows, memory_used;
 	struct nlattr *app, *nest;
+	struct aiclass_stats st;
 	unsigned int i;
+
+	sch_tree_lock(sch);
+	st = q->stats;
+	active_flows = q->active_flows;
+	memory_used = q->memory_used;
+	sch_tree_unlock(sch);
 
 	app = nla_nest_start_noflag(d->skb, TCA_STATS_APP);
 	if (!app)
@@ -1457,29 +1834,32 @@ static int aiclass_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
 		goto nla_put_failure;
 
 	for (i = 0; i < AICLASS_ROUTE_MAX; i++)
-		if (nla_put_u64_64bit(d->skb, route_attr[i], st->route[i],
+		if (nla_put_u64_64bit(d->skb, route_attr[i], st.route[i],
 				      TCA_AICLASS_STATS_PAD))
 			goto nla_put_failure;
 
 #define PUT_U64(attr, val)						\
 	nla_put_u64_64bit(d->skb, TCA_AICLASS_STATS_ ## attr, val,	\
 			  TCA_AICLASS_STATS_PAD)
-	if (PUT_U64(DEMOTIONS, st->demotions) ||
-	    PUT_U64(IDLE_RESETS, st->idle_resets) ||
-	    PUT_U64(GUARD_YIELDS, st->guard_yields) ||
-	    PUT_U64(CE_MARKS, st->ce_marks) ||
-	    PUT_U64(DROP_OVERLIMIT, st->drop_overlimit) ||
-	    PUT_U64(DROP_MEMORY, st->drop_memory) ||
-	    PUT_U64(DROP_FILTER, st->drop_filter) ||
-	    PUT_U64(DROP_BAND, st->drop_band) ||
-	    PUT_U64(STOLEN, st->stolen) ||
-	    PUT_U64(THROTTLED, st->throttled) ||
-	    PUT_U64(FLOWS_MOVED, st->flows_moved) ||
-	    PUT_U64(FLOWS_SHARED, st->flows_shared) ||
+	if (PUT_U64(DEMOTIONS, st.demotions) ||
+	    PUT_U64(IDLE_RESETS, st.idle_resets) ||
+	    PUT_U64(REMEMBERED, st.remembered) ||
+	    PUT_U64(GUARD_YIELDS, st.guard_yields) ||
+	    PUT_U64(CE_MARKS, st.ce_marks) ||
+	    PUT_U64(AQM_MARKS, st.aqm_marks) ||
+	    PUT_U64(DROP_AQM, st.drop_aqm) ||
+	    PUT_U64(DROP_OVERLIMIT, st.drop_overlimit) ||
+	    PUT_U64(DROP_MEMORY, st.drop_memory) ||
+	    PUT_U64(DROP_FILTER, st.drop_filter) ||
+	    PUT_U64(DROP_BAND, st.drop_band) ||
+	    PUT_U64(STOLEN, st.stolen) ||
+	    PUT_U64(THROTTLED, st.throttled) ||
+	    PUT_U64(FLOWS_MOVED, st.flows_moved) ||
+	    PUT_U64(FLOWS_SHARED, st.flows_shared) ||
+	    PUT_U64(GSO_SPLIT, st.gso_split) ||
 	    nla_put_u32(d->skb, TCA_AICLASS_STATS_ACTIVE_FLOWS,
-			q->active_flows) ||
-	    nla_put_u32(d->skb, TCA_AICLASS_STATS_MEMORY_USED,
-			q->memory_used))
+			active_flows) ||
+	    nla_put_u32(d->skb, TCA_AICLASS_STATS_MEMORY_USED, memory_used))
 		goto nla_put_failure;
 #undef PUT_U64
 
@@ -1493,6 +1873,15 @@ nla_put_failure:
 }
 
 /* Classes */
+
+static int aiclass_graft(struct Qdisc *sch, unsigned long arg,
+			 struct Qdisc *new, struct Qdisc **old,
+			 struct netlink_ext_ack *extack)
+{
+	NL_SET_ERR_MSG_MOD(extack,
+			   "aiclass classes hold flow queues, not child qdiscs");
+	return -EOPNOTSUPP;
+}
 
 static struct Qdisc *aiclass_leaf(struct Qdisc *sch, unsigned long arg)
 {
@@ -1633,17 +2022,34 @@ static int aiclass_class_dump_stats(struct Qdisc *sch, unsigned long arg,
 {
 	struct aiclass_sched_data *q = qdisc_priv(sch);
 	unsigned int idx = aiclass_minor_to_idx(&q->cfg, arg);
+	u64 sojourn_avg, sojourn_max, ce_marks, aqm_drops, aqm_marks;
+	struct gnet_stats_queue qstats;
 	struct aiclass_class *cl;
 	struct nlattr *app, *nest;
+	u32 qlen, active_flows;
 	bool training;
+	s32 deficit;
 
 	if (idx >= AICLASS_MAX_CLASSES)
 		return -1;
 	cl = &q->classes[idx];
 	training = aiclass_is_training(idx);
-	cl->qstats.backlog = cl->backlog;
+
+	sch_tree_lock(sch);
+	qstats = cl->qstats;
+	qstats.backlog = cl->backlog;
+	qlen = cl->qlen;
+	active_flows = cl->active_flows;
+	deficit = cl->deficit;
+	sojourn_avg = cl->sojourn_avg;
+	sojourn_max = cl->sojourn_max;
+	ce_marks = cl->ce_marks;
+	aqm_drops = cl->aqm_drops;
+	aqm_marks = cl->aqm_marks;
+	sch_tree_unlock(sch);
+
 	if (gnet_stats_copy_basic(d, NULL, &cl->bstats, true) < 0 ||
-	    gnet_stats_copy_queue(d, NULL, &cl->qstats, cl->qlen) < 0)
+	    gnet_stats_copy_queue(d, NULL, &qstats, qlen) < 0)
 		return -1;
 
 	app = nla_nest_start_noflag(d->skb, TCA_STATS_APP);
@@ -1655,18 +2061,26 @@ static int aiclass_class_dump_stats(struct Qdisc *sch, unsigned long arg,
 	if (nla_put_u8(d->skb, TCA_AICLASS_CSTATS_KIND,
 		       training ? AICLASS_KIND_TRAINING : AICLASS_KIND_LATENCY) ||
 	    nla_put_u32(d->skb, TCA_AICLASS_CSTATS_ACTIVE_FLOWS,
-			cl->active_flows) ||
+			active_flows) ||
 	    nla_put_u32(d->skb, TCA_AICLASS_CSTATS_SOJOURN_AVG,
-			min_t(u64, cl->sojourn_avg, U32_MAX)) ||
+			min_t(u64, sojourn_avg, U32_MAX)) ||
 	    nla_put_u32(d->skb, TCA_AICLASS_CSTATS_SOJOURN_MAX,
-			cl->sojourn_max) ||
+			min_t(u64, sojourn_max, U32_MAX)) ||
 	    nla_put_u64_64bit(d->skb, TCA_AICLASS_CSTATS_CE_MARKS,
-			      cl->ce_marks, TCA_AICLASS_CSTATS_PAD))
+			      ce_marks, TCA_AICLASS_CSTATS_PAD) ||
+	    nla_put_u64_64bit(d->skb, TCA_AICLASS_CSTATS_SOJOURN_AVG64,
+			      sojourn_avg, TCA_AICLASS_CSTATS_PAD) ||
+	    nla_put_u64_64bit(d->skb, TCA_AICLASS_CSTATS_SOJOURN_MAX64,
+			      sojourn_max, TCA_AICLASS_CSTATS_PAD) ||
+	    nla_put_u64_64bit(d->skb, TCA_AICLASS_CSTATS_AQM_DROPS,
+			      aqm_drops, TCA_AICLASS_CSTATS_PAD) ||
+	    nla_put_u64_64bit(d->skb, TCA_AICLASS_CSTATS_AQM_MARKS,
+			      aqm_marks, TCA_AICLASS_CSTATS_PAD))
 		goto nla_put_failure;
 	if (training &&
 	    (nla_put_u32(d->skb, TCA_AICLASS_CSTATS_WEIGHT,
 			 q->cfg.weights[idx - AICLASS_TRAIN_BASE]) ||
-	     nla_put_s32(d->skb, TCA_AICLASS_CSTATS_DEFICIT, cl->deficit)))
+	     nla_put_s32(d->skb, TCA_AICLASS_CSTATS_DEFICIT, deficit)))
 		goto nla_put_failure;
 	nla_nest_end(d->skb, nest);
 	nla_nest_end(d->skb, app);
@@ -1678,6 +2092,7 @@ nla_put_failure:
 }
 
 static const struct Qdisc_class_ops aiclass_class_ops = {
+	.graft		= aiclass_graft,
 	.leaf		= aiclass_leaf,
 	.find		= aiclass_find,
 	.change		= aiclass_class_change,
