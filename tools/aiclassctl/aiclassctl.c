@@ -2,15 +2,13 @@
 /*
  * aiclassctl	show, watch and tune live aiclass qdiscs.
  *
- *	aiclassctl show [dev DEV] [handle H] [--json] [--interval S]
- *	aiclassctl set dev DEV [handle H] OPTION VALUE... [weight CLASS=W...]
- *	aiclassctl watch [dev DEV] [handle H] [--interval S] [--count N]
- *	aiclassctl apply FILE [dev DEV] [handle H] [--create]
- *	aiclassctl profile NAME dev DEV [handle H] [--create]
+ *	aiclassctl [-j] [-p] COMMAND [ARGS]     (see usage() and aiclassctl(8))
  *
- * Files: aiclassctl.c (this: command line), nl.c (rtnetlink via libnl-3),
- * show.c (show, watch), set.c (set, apply, profile, presets), units.c
- * (tc-style values), json.c (JSON writer).  See aiclassctl(8).
+ * Files: aiclassctl.c (this: global options, commands, help), nl.c
+ * (rtnetlink via libnl-3), show.c (show, watch), set.c (set, apply,
+ * profile, the presets); each includes aiclassctl.h and nothing of the
+ * others.  The options, stats, units and JSON writer are those of
+ * ../lib/aiclass, which the tc plugin shares.
  */
 #include <stdarg.h>
 #include <stdlib.h>
@@ -19,6 +17,8 @@
 #include "aiclassctl.h"
 
 const char *progname = "aiclassctl";
+bool ac_json;
+bool ac_pretty;
 
 void ac_err(const char *fmt, ...)
 {
@@ -32,43 +32,153 @@ void ac_err(const char *fmt, ...)
 	fputc('\n', stderr);
 }
 
-static void usage(FILE *f)
+/* The commands, their synopsis and what they do: --help, "help CMD". */
+static const struct {
+	const char *name;
+	const char *synopsis;
+	const char *text;
+} cmds[] = {
+	{ "show", "show [dev DEV] [handle H] [-i|--interval S]",
+	  "configuration, qdisc stats and the class table; rates are\n"
+	  "measured over S seconds between two samples (default 0.2,\n"
+	  "0 = one sample, no rates); with -j one JSON document\n" },
+	{ "set", "set dev DEV [handle H] [OPTION VALUE]... [weight CLASS=W]... [--check]",
+	  "change a live qdisc, all or nothing; CLASS is 1:11, :11 or 11\n"
+	  "(the minor alone: the class of the qdisc's own handle); --check\n"
+	  "only parses and prints the change (dev not needed)\n" },
+	{ "watch", "watch [dev DEV] [handle H] [-i|--interval S] [-n|--count N]",
+	  "live view refreshed every S seconds (default 1); Ctrl-C quits\n" },
+	{ "apply", "apply FILE [dev DEV] [handle H] [--create] [--check]",
+	  "apply a configuration file (--create installs a root aiclass\n"
+	  "1: first if the device has none)\n" },
+	{ "profile", "profile NAME dev DEV [handle H] [--create] [--check] | profile NAME --print | profile list",
+	  "apply a preset: training, inference, mixed, roce, diffserv\n" },
+	{ "options", "options",
+	  "every option with its values, range and default (-j: as JSON)\n" },
+	{ "help", "help [COMMAND]", "this text, or a command's\n" },
+};
+
+static void usage_options(FILE *f)
 {
 	fprintf(f,
-"Usage: aiclassctl COMMAND [ARGS]\n"
+"Options of set, apply and configuration files (as tc qdisc add reads them):\n");
+	aic_usage_opts(f);
+	fprintf(f,
+"  weight CLASS=W...            DRR weight of one training class; 1..%u\n"
+"  SIZE: 1514, 64Kb, 2Mb   TIME: 500us, 10ms, 1s   RATE: 100Mbit, 10Gbit\n",
+		AICLASS_MAX_WEIGHT);
+}
+
+void ac_usage_cmd(FILE *f, const char *cmd)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(cmds); i++) {
+		if (strcmp(cmds[i].name, cmd))
+			continue;
+		fprintf(f, "Usage: aiclassctl [-j] [-p] %s\n\n%s",
+			cmds[i].synopsis, cmds[i].text);
+		if (!strcmp(cmd, "set") || !strcmp(cmd, "apply") ||
+		    !strcmp(cmd, "profile")) {
+			fputc('\n', f);
+			usage_options(f);
+		}
+	}
+}
+
+static void usage(FILE *f)
+{
+	size_t i;
+
+	fprintf(f,
+"Usage: aiclassctl [-j|--json] [-p|--pretty] COMMAND [ARGS]\n"
+"       aiclassctl -h|--help | -V|--version\n"
 "\n"
 "Show, watch and tune live aiclass qdiscs (AI inference vs training).\n"
 "\n"
-"Commands:\n"
-"  show [dev DEV] [handle H] [--json] [--interval S]\n"
-"        configuration, qdisc stats and the class table; rates are\n"
-"        measured over S seconds between two samples (default 0.2,\n"
-"        0 = one sample, no rates)\n"
-"  set dev DEV [handle H] [OPTION VALUE]... [weight CLASS=W]...\n"
-"        change a live qdisc, all or nothing\n"
-"  watch [dev DEV] [handle H] [--interval S] [--count N]\n"
-"        live view refreshed every S seconds (default 1); Ctrl-C quits\n"
-"  apply FILE [dev DEV] [handle H] [--create]\n"
-"        apply a config file (--create installs a root aiclass 1: first\n"
-"        if the device has none)\n"
-"  profile NAME dev DEV [handle H] [--create]\n"
-"  profile NAME --print | profile list\n"
-"        presets: training, inference, mixed\n"
+"Commands:\n");
+	for (i = 0; i < ARRAY_SIZE(cmds); i++) {
+		const char *t = cmds[i].text, *nl;
+
+		fprintf(f, "  %s\n", cmds[i].synopsis);
+		for (; *t; t = nl + 1) {
+			nl = strchr(t, '\n');
+			fprintf(f, "        %.*s\n", (int)(nl - t), t);
+		}
+	}
+	fprintf(f,
 "\n"
-"Options for set and config files (units as in tc):\n"
-"  lat_bands N  train_classes N  weights W...  thresholds SIZE...\n"
-"  burst SIZE  train_share PCT  elephant SIZE  idle TIME  flows N\n"
-"  limit PACKETS  lat_limit PACKETS  memory_limit SIZE  quantum SIZE\n"
-"  ce_threshold TIME|off  rate RATE|off  roce_port PORT|off\n"
-"  priomap CLASS|auto...  default_class CLASS  weight CLASS=W...\n"
-"  SIZE: 1514, 64kb, 2mb   TIME: 500us, 10ms, 1s   RATE: 100mbit, 10gbit\n"
+"Global options:\n"
+"  -j, --json     JSON output (compact; show, options, --check)\n"
+"  -p, --pretty   indented JSON\n"
+"  -h, --help     this text; COMMAND help or help COMMAND: a command's\n"
+"  -V, --version  print the version\n"
+"\n");
+	usage_options(f);
+	fprintf(f,
 "\n"
 "Exit status: 0 ok, 1 usage or malformed value, 2 kernel refused,\n"
 "  3 no such device / no aiclass on it / no such class, 4 permission\n"
-"  denied, 5 netlink or system error.\n"
-"\n"
-"  -h, --help     this text\n"
-"  -V, --version  print the version\n");
+"  denied, 5 netlink or system error.\n");
+}
+
+bool ac_help_asked(const char *cmd, int argc, char **argv)
+{
+	if (argc < 1 || (strcmp(argv[0], "help") && strcmp(argv[0], "-h") &&
+			 strcmp(argv[0], "--help")))
+		return false;
+	ac_usage_cmd(stdout, cmd);
+	return true;
+}
+
+/* aiclassctl options: the table of lib/aiclass, text or JSON. */
+static int cmd_options(void)
+{
+	struct aic_json j;
+	unsigned int i;
+
+	if (!ac_json) {
+		usage_options(stdout);
+		return fflush(stdout) ? EXIT_SYS : EXIT_OK;
+	}
+	jw_init(&j, stdout, ac_pretty);
+	jw_arr_open(&j, NULL);
+	for (i = 0; i < aic_nopts; i++) {
+		const struct aic_opt *o = &aic_opts[i];
+
+		jw_obj_open(&j, NULL);
+		jw_str(&j, "name", o->name);
+		jw_u64(&j, "attr", o->attr);
+		jw_u64(&j, "width", o->width);
+		jw_u64(&j, "min", o->min);
+		jw_u64(&j, "max", o->max);
+		if (o->def_dynamic)
+			jw_null(&j, "default");
+		else
+			jw_u64(&j, "default", o->def);
+		jw_bool(&j, "pow2", o->pow2);
+		if (o->off)
+			jw_str(&j, "off", o->off);
+		else
+			jw_null(&j, "off");
+		if (o->neg)
+			jw_str(&j, "neg", o->neg);
+		else
+			jw_null(&j, "neg");
+		jw_obj_close(&j);
+	}
+	jw_arr_close(&j);
+	return jw_end(&j) ? EXIT_SYS : EXIT_OK;
+}
+
+static bool is_cmd(const char *s)
+{
+	size_t i;
+
+	for (i = 0; i < ARRAY_SIZE(cmds); i++)
+		if (!strcmp(cmds[i].name, s))
+			return true;
+	return false;
 }
 
 int main(int argc, char **argv)
@@ -77,35 +187,66 @@ int main(int argc, char **argv)
 	const char *cmd;
 	int err;
 
-	if (argc < 2) {
-		usage(stderr);
+	for (argc--, argv++; argc > 0 && argv[0][0] == '-'; argc--, argv++) {
+		const char *a = argv[0];
+
+		if (!strcmp(a, "-j") || !strcmp(a, "--json")) {
+			ac_json = true;
+		} else if (!strcmp(a, "-p") || !strcmp(a, "--pretty")) {
+			ac_pretty = true;
+		} else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
+			usage(stdout);
+			return EXIT_OK;
+		} else if (!strcmp(a, "-V") || !strcmp(a, "--version")) {
+			printf("aiclassctl %s\n", AICLASSCTL_VERSION);
+			return EXIT_OK;
+		} else {
+			ac_err("unknown option \"%s\" (see aiclassctl --help)",
+			       a);
+			return EXIT_USAGE;
+		}
+	}
+	if (argc < 1) {
+		ac_err("no command (see aiclassctl --help)");
 		return EXIT_USAGE;
 	}
-	cmd = argv[1];
-	if (!strcmp(cmd, "-h") || !strcmp(cmd, "--help") ||
-	    !strcmp(cmd, "help")) {
-		usage(stdout);
-		return EXIT_OK;
-	}
-	if (!strcmp(cmd, "-V") || !strcmp(cmd, "--version")) {
-		printf("aiclassctl %s\n", AICLASSCTL_VERSION);
-		return EXIT_OK;
-	}
-	if (strcmp(cmd, "show") && strcmp(cmd, "set") && strcmp(cmd, "watch") &&
-	    strcmp(cmd, "apply") && strcmp(cmd, "profile")) {
+	cmd = argv[0];
+	if (!is_cmd(cmd)) {
 		ac_err("unknown command \"%s\" (see aiclassctl --help)", cmd);
 		return EXIT_USAGE;
 	}
+	argc--;
+	argv++;
+	if (!strcmp(cmd, "help")) {
+		if (argc == 0) {
+			usage(stdout);
+			return EXIT_OK;
+		}
+		if (argc > 1 || !is_cmd(argv[0])) {
+			ac_err("help: no command \"%s\" (see aiclassctl --help)",
+			       argv[0]);
+			return EXIT_USAGE;
+		}
+		ac_usage_cmd(stdout, argv[0]);
+		return EXIT_OK;
+	}
+	if (ac_help_asked(cmd, argc, argv))
+		return EXIT_OK;
+	if (!strcmp(cmd, "options")) {
+		if (argc) {
+			ac_err("options: unexpected \"%s\"", argv[0]);
+			return EXIT_USAGE;
+		}
+		return cmd_options();
+	}
 	/* "profile NAME --print" and "profile list" need no socket */
-	if (!strcmp(cmd, "profile") && (argc == 3 ||
-	    (argc == 4 && !strcmp(argv[3], "--print"))))
-		return cmd_profile(NULL, argc - 2, argv + 2);
+	if (!strcmp(cmd, "profile") && (argc == 1 ||
+	    (argc == 2 && !strcmp(argv[1], "--print"))))
+		return cmd_profile(NULL, argc, argv);
 
 	err = ac_nl_open(&sk);
 	if (err)
 		return err;
-	argc -= 2;
-	argv += 2;
 	if (!strcmp(cmd, "show"))
 		err = cmd_show(sk, argc, argv);
 	else if (!strcmp(cmd, "set"))

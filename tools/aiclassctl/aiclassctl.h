@@ -11,13 +11,11 @@
 #include <stdio.h>
 #include <net/if.h>
 
-#include "../../sch_aiclass.h"
+#include "../lib/aiclass/aiclass.h"
 
 #ifndef AICLASSCTL_VERSION
 #define AICLASSCTL_VERSION "0.1"
 #endif
-
-#define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
 
 /* Exit codes, documented in aiclassctl(8). */
 enum {
@@ -29,49 +27,6 @@ enum {
 	EXIT_SYS	= 5,	/* netlink or system error */
 };
 
-/* ------------------------------------------------------------------ */
-/* Options: one table drives parsing, printing and the netlink request. */
-
-enum ac_unit {
-	AC_COUNT,	/* plain number */
-	AC_PACKETS,	/* plain number, printed with a "p" */
-	AC_SIZE,	/* bytes; tc size units (64kb) */
-	AC_TIME,	/* microseconds; tc time units (10ms); 0 = off if off_ok */
-	AC_RATE,	/* bytes/s; tc rate units (100mbit); 0 = off */
-	AC_PERCENT,	/* 0..100, an optional "%" */
-	AC_PORT,	/* UDP port; 0 = off */
-	AC_CLASS,	/* a class minor (1:11, 11) */
-	AC_WEIGHTS,	/* list of weights, from 1:11 up */
-	AC_THRESHOLDS,	/* list of sizes, one per band boundary */
-	AC_PRIOMAP,	/* 16 class minors or "auto" */
-};
-
-struct ac_opt {
-	const char *name;	/* keyword on the command line and in JSON */
-	int attr;		/* TCA_AICLASS_* */
-	int width;		/* bytes on the wire: 1, 2, 4, 8; 0 = list */
-	enum ac_unit unit;
-	bool off_ok;		/* 0 may be written "off" */
-};
-
-extern const struct ac_opt ac_opts[];
-extern const int ac_nopts;
-const struct ac_opt *ac_opt_by_name(const char *name);
-const struct ac_opt *ac_opt_by_attr(int attr);
-
-/* A qdisc configuration, or a set of changes to one. */
-struct ac_config {
-	uint64_t have;			/* bit per TCA_AICLASS_* present */
-	uint64_t val[TCA_AICLASS_MAX + 1];
-	uint32_t weights[AICLASS_MAX_TRAIN_CLASSES];
-	int nweights;
-	uint32_t thresholds[AICLASS_MAX_LAT_BANDS];
-	int nthresholds;
-	uint8_t priomap[AICLASS_PRIOMAP_LEN];
-};
-
-#define AC_BIT(attr)	(1ULL << (attr))
-
 /* A change request: qdisc options plus per-class weights. */
 struct ac_class_weight {
 	uint32_t major;			/* 0 = any instance's handle */
@@ -80,7 +35,7 @@ struct ac_class_weight {
 };
 
 struct ac_change {
-	struct ac_config opts;
+	struct aic_config opts;
 	struct ac_class_weight cw[AICLASS_MAX_CLASSES];
 	int ncw;
 };
@@ -97,8 +52,9 @@ struct ac_basic {
 struct ac_class {
 	uint32_t classid;
 	struct ac_basic b;
-	uint64_t have;			/* bit per TCA_AICLASS_CSTATS_* */
-	uint64_t cs[TCA_AICLASS_CSTATS_MAX + 1];
+	struct aic_stats cs;		/* TCA_AICLASS_CSTATS_*, and the
+					 * class options kind and weight
+					 */
 	/* rates since the previous sample, < 0 when not measured */
 	double rate_bytes, rate_pkts;
 };
@@ -107,10 +63,9 @@ struct ac_instance {
 	int ifindex;
 	char dev[IF_NAMESIZE];
 	uint32_t handle, parent;
-	struct ac_config cfg;
+	struct aic_config cfg;
 	struct ac_basic b;
-	uint64_t have;			/* bit per TCA_AICLASS_STATS_* */
-	uint64_t st[TCA_AICLASS_STATS_MAX + 1];
+	struct aic_stats st;		/* TCA_AICLASS_STATS_* */
 	struct ac_class cls[AICLASS_MAX_CLASSES];
 	int ncls;
 	double rate_bytes, rate_pkts;
@@ -143,7 +98,7 @@ int ac_read_state(struct nl_sock *sk, int ifindex, struct ac_state *st);
 void ac_free_state(struct ac_state *st);
 void ac_compute_rates(struct ac_state *now, const struct ac_state *prev);
 int ac_send_qdisc_opts(struct nl_sock *sk, const struct ac_instance *in,
-		       const struct ac_config *c, bool create,
+		       const struct aic_config *c, bool create,
 		       struct ac_nlerr *e);
 int ac_send_class_weight(struct nl_sock *sk, const struct ac_instance *in,
 			 uint8_t minor, uint32_t weight, struct ac_nlerr *e);
@@ -151,50 +106,11 @@ int ac_report_nlerr(const char *what, const struct ac_nlerr *e);
 double ac_now(void);
 
 /* ------------------------------------------------------------------ */
-/* units.c: tc-style values */
-
-int ac_parse_u64(const char *s, uint64_t *v);
-int ac_parse_size(const char *s, uint64_t *bytes);
-int ac_parse_time(const char *s, uint64_t *usec);
-int ac_parse_rate(const char *s, uint64_t *bytes_per_s);
-int ac_parse_percent(const char *s, uint64_t *pct);
-int ac_parse_minor(const char *s, uint8_t *minor, uint32_t *major);
-int ac_parse_interval(const char *s, double *sec);
-int ac_parse_handle(const char *s, uint32_t *h);
-char *ac_fmt_size(char *buf, size_t len, uint64_t bytes);
-char *ac_fmt_time(char *buf, size_t len, uint64_t usec);
-char *ac_fmt_rate(char *buf, size_t len, double bytes_per_s);
-char *ac_fmt_handle(char *buf, size_t len, uint32_t h);
-char *ac_fmt_value(char *buf, size_t len, const struct ac_opt *o,
-		   uint64_t v);
-
-/* ------------------------------------------------------------------ */
-/* json.c: a small streaming JSON writer */
-
-struct ac_json {
-	FILE *f;
-	int depth;
-	bool first[32];
-	bool key_pending;
-};
-
-void jw_init(struct ac_json *j, FILE *f);
-void jw_obj_open(struct ac_json *j, const char *key);
-void jw_obj_close(struct ac_json *j);
-void jw_arr_open(struct ac_json *j, const char *key);
-void jw_arr_close(struct ac_json *j);
-void jw_str(struct ac_json *j, const char *key, const char *v);
-void jw_u64(struct ac_json *j, const char *key, uint64_t v);
-void jw_s64(struct ac_json *j, const char *key, int64_t v);
-void jw_double(struct ac_json *j, const char *key, double v);
-void jw_bool(struct ac_json *j, const char *key, bool v);
-void jw_null(struct ac_json *j, const char *key);
-void jw_end(struct ac_json *j);
-
-/* ------------------------------------------------------------------ */
 /* show.c: show and watch */
 
 int cmd_show(struct nl_sock *sk, int argc, char **argv);
+/* An aic_printer that writes the text to f (and no JSON). */
+void ac_text_printer(FILE *f, struct aic_printer *p);
 int cmd_watch(struct nl_sock *sk, int argc, char **argv);
 
 /* set.c: set, apply, profile */
@@ -203,8 +119,26 @@ int cmd_set(struct nl_sock *sk, int argc, char **argv);
 int cmd_apply(struct nl_sock *sk, int argc, char **argv);
 int cmd_profile(struct nl_sock *sk, int argc, char **argv);
 
-/* aiclassctl.c */
+/* set.c: the presets */
+struct ac_profile {
+	const char *name;
+	const char *summary;
+	const char *text;	/* a configuration file */
+};
+
+extern const struct ac_profile ac_profiles[];
+extern const unsigned int ac_nprofiles;
+const struct ac_profile *ac_profile_by_name(const char *name);
+
+/* aiclassctl.c: global options, help, errors */
 extern const char *progname;
+extern bool ac_json;		/* -j, --json */
+extern bool ac_pretty;		/* -p, --pretty */
+/* "help" or "-h"/"--help" as argv[0] of a command: print its help to
+ * stdout and return true.
+ */
+bool ac_help_asked(const char *cmd, int argc, char **argv);
+void ac_usage_cmd(FILE *f, const char *cmd);
 void ac_err(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 #endif /* AICLASSCTL_H */

@@ -267,7 +267,7 @@ int ac_report_nlerr(const char *what, const struct ac_nlerr *e)
 		return EXIT_PERM;
 	}
 	if (e->err) {
-		const struct ac_opt *o = ac_opt_by_attr(e->bad_attr);
+		const struct aic_opt *o = aic_opt_by_attr(e->bad_attr);
 		const char *at = NULL;
 
 		if (e->msgtype == RTM_NEWTCLASS &&
@@ -308,66 +308,12 @@ static uint64_t get_uint(struct nlattr *a)
 	}
 }
 
-static void parse_list(struct nlattr *nest, int type, uint32_t *out,
-		       int max, int *n)
-{
-	struct nlattr *a;
-	int rem;
-
-	*n = 0;
-	nla_for_each_nested(a, nest, rem) {
-		if (nla_type(a) != type || nla_len(a) < 4)
-			continue;
-		if (*n < max)
-			out[(*n)++] = nla_get_u32(a);
-	}
-}
-
-static void parse_options(struct nlattr *opts, struct ac_config *c)
-{
-	struct nlattr *a;
-	int rem;
-
-	nla_for_each_nested(a, opts, rem) {
-		int t = nla_type(a);
-
-		if (t <= 0 || t > TCA_AICLASS_MAX)
-			continue;
-		switch (t) {
-		case TCA_AICLASS_WEIGHTS:
-			parse_list(a, TCA_AICLASS_WEIGHT, c->weights,
-				   AICLASS_MAX_TRAIN_CLASSES, &c->nweights);
-			break;
-		case TCA_AICLASS_THRESHOLDS:
-			parse_list(a, TCA_AICLASS_THRESHOLD, c->thresholds,
-				   AICLASS_MAX_LAT_BANDS, &c->nthresholds);
-			break;
-		case TCA_AICLASS_PRIOMAP: {
-			int n = nla_len(a);
-
-			if (n > AICLASS_PRIOMAP_LEN)
-				n = AICLASS_PRIOMAP_LEN;
-			memset(c->priomap, 0, sizeof(c->priomap));
-			memcpy(c->priomap, nla_data(a), n);
-			break;
-		}
-		default:
-			if (!ac_opt_by_attr(t))
-				continue;	/* not an option we know */
-			c->val[t] = get_uint(a);
-			break;
-		}
-		c->have |= AC_BIT(t);
-	}
-}
-
 /* TCA_STATS2: generic basic/queue stats and our TCA_STATS_APP nest. */
 static void parse_stats2(struct nlattr *stats, struct ac_basic *b,
-			 int app_type, int app_max, uint64_t *have,
-			 uint64_t *val)
+			 struct aic_stats *q, struct aic_stats *cl)
 {
-	struct nlattr *a, *x, *s;
-	int rem, rem2, rem3;
+	struct nlattr *a;
+	int rem;
 
 	nla_for_each_nested(a, stats, rem) {
 		switch (nla_type(a)) {
@@ -398,20 +344,13 @@ static void parse_stats2(struct nlattr *stats, struct ac_basic *b,
 			b->have_queue = true;
 			break;
 		}
-		case TCA_STATS_APP:
-			nla_for_each_nested(x, a, rem2) {
-				if (nla_type(x) != app_type)
-					continue;
-				nla_for_each_nested(s, x, rem3) {
-					int t = nla_type(s);
+		case TCA_STATS_APP: {
+			bool hq, hc;
 
-					if (t <= 1 || t > app_max)
-						continue;	/* PAD, unknown */
-					val[t] = get_uint(s);
-					*have |= AC_BIT(t);
-				}
-			}
+			aic_decode_xstats(nla_data(a), nla_len(a), q, cl,
+					  &hq, &hc);
 			break;
+		}
 		}
 	}
 }
@@ -460,10 +399,10 @@ static int qdisc_cb(struct nl_msg *msg, void *arg)
 	if (!if_indextoname(in->ifindex, in->dev))
 		snprintf(in->dev, sizeof(in->dev), "if%d", in->ifindex);
 	if (tb[TCA_OPTIONS])
-		parse_options(tb[TCA_OPTIONS], &in->cfg);
+		aic_decode_opts(nla_data(tb[TCA_OPTIONS]),
+				nla_len(tb[TCA_OPTIONS]), &in->cfg);
 	if (tb[TCA_STATS2])
-		parse_stats2(tb[TCA_STATS2], &in->b, TCA_AICLASS_XSTATS_QDISC,
-			     TCA_AICLASS_STATS_MAX, &in->have, in->st);
+		parse_stats2(tb[TCA_STATS2], &in->b, &in->st, NULL);
 	return NL_OK;
 }
 
@@ -498,8 +437,7 @@ static int class_cb(struct nl_msg *msg, void *arg)
 	cl->classid = t->tcm_handle;
 	cl->rate_bytes = cl->rate_pkts = -1;
 	if (tb[TCA_STATS2])
-		parse_stats2(tb[TCA_STATS2], &cl->b, TCA_AICLASS_XSTATS_CLASS,
-			     TCA_AICLASS_CSTATS_MAX, &cl->have, cl->cs);
+		parse_stats2(tb[TCA_STATS2], &cl->b, NULL, &cl->cs);
 	if (tb[TCA_OPTIONS]) {
 		struct nlattr *a;
 		int rem;
@@ -507,15 +445,18 @@ static int class_cb(struct nl_msg *msg, void *arg)
 		nla_for_each_nested(a, tb[TCA_OPTIONS], rem) {
 			int cs;
 
-			if (nla_type(a) == TCA_AICLASS_CLASS_WEIGHT)
+			/* the class options, where stats lack them */
+			if (nla_type(a) == TCA_AICLASS_CLASS_WEIGHT &&
+			    nla_len(a) == 4)
 				cs = TCA_AICLASS_CSTATS_WEIGHT;
-			else if (nla_type(a) == TCA_AICLASS_CLASS_KIND)
+			else if (nla_type(a) == TCA_AICLASS_CLASS_KIND &&
+				 nla_len(a) == 1)
 				cs = TCA_AICLASS_CSTATS_KIND;
 			else
 				continue;
-			if (!(cl->have & AC_BIT(cs))) {
-				cl->cs[cs] = get_uint(a);
-				cl->have |= AC_BIT(cs);
+			if (!cl->cs.width[cs]) {
+				cl->cs.v[cs] = get_uint(a);
+				cl->cs.width[cs] = nla_len(a);
 			}
 		}
 	}
@@ -674,68 +615,14 @@ void ac_compute_rates(struct ac_state *now, const struct ac_state *prev)
 /* ------------------------------------------------------------------ */
 /* Changes */
 
-static int put_list(struct nl_msg *msg, int nest_type, int type,
-		    const uint32_t *v, int n)
+static int put_options(struct nl_msg *msg, const struct aic_config *c)
 {
-	struct nlattr *nest = nla_nest_start(msg, nest_type | NLA_F_NESTED);
-	int i;
+	char buf[AIC_OPTS_MAX_LEN];
+	int len = aic_encode_opts(c, buf, sizeof(buf));
 
-	if (!nest)
+	if (len < 0)
 		return -NLE_NOMEM;
-	for (i = 0; i < n; i++)
-		if (nla_put_u32(msg, type, v[i]) < 0)
-			return -NLE_NOMEM;
-	return nla_nest_end(msg, nest);
-}
-
-static int put_options(struct nl_msg *msg, const struct ac_config *c)
-{
-	struct nlattr *nest;
-	int i, err = 0;
-
-	nest = nla_nest_start(msg, TCA_OPTIONS | NLA_F_NESTED);
-	if (!nest)
-		return -NLE_NOMEM;
-	for (i = 0; i < ac_nopts && !err; i++) {
-		const struct ac_opt *o = &ac_opts[i];
-		uint64_t v = c->val[o->attr];
-
-		if (!(c->have & AC_BIT(o->attr)))
-			continue;
-		switch (o->unit) {
-		case AC_WEIGHTS:
-			err = put_list(msg, o->attr, TCA_AICLASS_WEIGHT,
-				       c->weights, c->nweights);
-			continue;
-		case AC_THRESHOLDS:
-			err = put_list(msg, o->attr, TCA_AICLASS_THRESHOLD,
-				       c->thresholds, c->nthresholds);
-			continue;
-		case AC_PRIOMAP:
-			err = nla_put(msg, o->attr, sizeof(c->priomap),
-				      c->priomap);
-			continue;
-		default:
-			break;
-		}
-		switch (o->width) {
-		case 1:
-			err = nla_put_u8(msg, o->attr, v);
-			break;
-		case 2:
-			err = nla_put_u16(msg, o->attr, v);
-			break;
-		case 4:
-			err = nla_put_u32(msg, o->attr, v);
-			break;
-		default:
-			err = nla_put_u64(msg, o->attr, v);
-			break;
-		}
-	}
-	if (err < 0)
-		return err;
-	return nla_nest_end(msg, nest);
+	return nla_put(msg, TCA_OPTIONS | NLA_F_NESTED, len, buf);
 }
 
 /* A change request to aiclass: *t, then TCA_KIND; NULL without memory. */
@@ -766,7 +653,7 @@ static int nomem(struct ac_nlerr *e)
  * or (create) a new root aiclass with handle in->handle on in->ifindex.
  */
 int ac_send_qdisc_opts(struct nl_sock *sk, const struct ac_instance *in,
-		       const struct ac_config *c, bool create,
+		       const struct aic_config *c, bool create,
 		       struct ac_nlerr *e)
 {
 	struct tcmsg t = {

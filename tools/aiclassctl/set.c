@@ -19,181 +19,74 @@
 
 #include "aiclassctl.h"
 
-const struct ac_opt ac_opts[] = {
-	{ "lat_bands",		TCA_AICLASS_LAT_BANDS,	   1, AC_COUNT,	     false },
-	{ "train_classes",	TCA_AICLASS_TRAIN_CLASSES, 1, AC_COUNT,	     false },
-	{ "weights",		TCA_AICLASS_WEIGHTS,	   0, AC_WEIGHTS,    false },
-	{ "burst",		TCA_AICLASS_BURST,	   4, AC_SIZE,	     false },
-	{ "train_share",	TCA_AICLASS_TRAIN_SHARE,   1, AC_PERCENT,    false },
-	{ "thresholds",		TCA_AICLASS_THRESHOLDS,	   0, AC_THRESHOLDS, false },
-	{ "elephant",		TCA_AICLASS_ELEPHANT,	   4, AC_SIZE,	     false },
-	{ "idle",		TCA_AICLASS_IDLE,	   4, AC_TIME,	     false },
-	{ "flows",		TCA_AICLASS_FLOWS,	   4, AC_COUNT,	     false },
-	{ "limit",		TCA_AICLASS_LIMIT,	   4, AC_PACKETS,    false },
-	{ "lat_limit",		TCA_AICLASS_LAT_LIMIT,	   4, AC_PACKETS,    false },
-	{ "memory_limit",	TCA_AICLASS_MEMORY_LIMIT,  4, AC_SIZE,	     false },
-	{ "quantum",		TCA_AICLASS_QUANTUM,	   4, AC_SIZE,	     false },
-	{ "ce_threshold",	TCA_AICLASS_CE_THRESHOLD,  4, AC_TIME,	     true },
-	{ "rate",		TCA_AICLASS_RATE,	   8, AC_RATE,	     true },
-	{ "roce_port",		TCA_AICLASS_ROCE_PORT,	   2, AC_PORT,	     true },
-	{ "priomap",		TCA_AICLASS_PRIOMAP,	   0, AC_PRIOMAP,    false },
-	{ "default_class",	TCA_AICLASS_DEFAULT_CLASS, 1, AC_CLASS,	     false },
-};
-
-const int ac_nopts = ARRAY_SIZE(ac_opts);
-
-const struct ac_opt *ac_opt_by_name(const char *name)
-{
-	int i;
-
-	for (i = 0; i < ac_nopts; i++)
-		if (!strcmp(ac_opts[i].name, name))
-			return &ac_opts[i];
-	return NULL;
-}
-
-const struct ac_opt *ac_opt_by_attr(int attr)
-{
-	int i;
-
-	for (i = 0; i < ac_nopts; i++)
-		if (ac_opts[i].attr == attr)
-			return &ac_opts[i];
-	return NULL;
-}
-
 /* ------------------------------------------------------------------ */
 /* Presets: the article's advice is to find the dominant load first and
  * tune for it.  Each preset is a config file, parsed like any other.
  */
 
-struct profile {
-	const char *name;
-	const char *summary;
-	const char *text;
-};
-
-static const struct profile profiles[] = {
+const struct ac_profile ac_profiles[] = {
 	{ "training", "training dominates: full link, collectives in step",
 	  "# Training dominates: keep the link full and every flow of a\n"
 	  "# collective at the same pace; inference still goes first, but\n"
 	  "# may run ahead of backlogged training only a little.\n"
 	  "train_share 50\n"
-	  "burst 16kb\n"
+	  "burst 16Kb\n"
 	  "idle 5ms\n"
 	  "ce_threshold 1ms\n"
-	  "memory_limit 64mb\n" },
+	  "memory_limit 64Mb\n" },
 	{ "inference", "inference dominates: lowest, steadiest RPC latency",
 	  "# Inference dominates: RPC bursts first and steady; bigger\n"
 	  "# responses stay in the latency bands; training is background\n"
 	  "# with short queues.\n"
 	  "train_share 5\n"
-	  "burst 256kb\n"
-	  "elephant 1mb\n"
+	  "burst 256Kb\n"
+	  "elephant 1Mb\n"
 	  "idle 500us\n"
 	  "ce_threshold 500us\n" },
 	{ "mixed", "both matter: the module's defaults, ECN on training",
 	  "# Both loads matter: the module's defaults, with ECN marking on\n"
 	  "# training queues.\n"
 	  "train_share 10\n"
-	  "burst 64kb\n"
-	  "elephant 256kb\n"
+	  "burst 64Kb\n"
+	  "elephant 256Kb\n"
 	  "idle 1ms\n"
 	  "ce_threshold 1ms\n" },
+	{ "roce", "RoCEv2 fabric: DSCP 26 data to 1:11, CNP (48) and EF to 1:1",
+	  "# RoCEv2 as NICs mark it by default: data in DSCP 26 to the\n"
+	  "# default training class, congestion notifications (CNP, DSCP 48)\n"
+	  "# and expedited forwarding (EF, 46) to the first latency band.\n"
+	  "dscpmap 26:11,46:1,48:1\n"
+	  "ce_threshold 1ms\n" },
+	{ "diffserv", "diffserv4-like: voice 1:1, video 1:2, AF1x 1:3, bulk 1:11",
+	  "# DSCP classes as cake's diffserv4 groups them: voice and network\n"
+	  "# control (CS4-CS7, VA, EF) to 1:1; video and signalling (CS2,\n"
+	  "# CS3, AF2x, AF3x, AF4x) to 1:2; AF1x to 1:3; bulk (CS1, LE) to\n"
+	  "# the first training class 1:11.  Best effort (0) and the rest\n"
+	  "# stay auto.\n"
+	  "dscpmap 1:11,8:11,10:3,12:3,14:3,16:2,18:2,20:2,22:2,24:2,26:2,"
+	  "28:2,30:2,32:1,34:2,36:2,38:2,40:1,44:1,46:1,48:1,56:1\n" },
 };
 
-static const struct profile *find_profile(const char *name)
-{
-	size_t i;
+const unsigned int ac_nprofiles = ARRAY_SIZE(ac_profiles);
 
-	for (i = 0; i < ARRAY_SIZE(profiles); i++)
-		if (!strcmp(profiles[i].name, name))
-			return &profiles[i];
+const struct ac_profile *ac_profile_by_name(const char *name)
+{
+	unsigned int i;
+
+	for (i = 0; i < ac_nprofiles; i++)
+		if (!strcmp(ac_profiles[i].name, name))
+			return &ac_profiles[i];
 	return NULL;
 }
 
 /* ------------------------------------------------------------------ */
 /* Parsing keywords */
 
-static const char *unit_hint(const struct ac_opt *o)
-{
-	switch (o->unit) {
-	case AC_SIZE:
-		return "a size such as 1514, 64kb or 2mb";
-	case AC_TIME:
-		return o->off_ok ? "a time such as 500us, 10ms or off"
-				 : "a time such as 500us or 10ms";
-	case AC_RATE:
-		return "a rate such as 100mbit, 10gbit or off";
-	case AC_PERCENT:
-		return "a percentage such as 10 or 10%";
-	case AC_PORT:
-		return "a UDP port or off";
-	case AC_CLASS:
-		return "a training class such as 1:11";
-	case AC_PACKETS:
-		return "a number of packets";
-	default:
-		return "a number";
-	}
-}
-
-static int parse_value(const struct ac_opt *o, const char *s, uint64_t *v)
-{
-	uint64_t max = o->width == 8 ? UINT64_MAX :
-		       (1ULL << (8 * o->width)) - 1;
-	char buf[64];
-	int err;
-
-	if (o->off_ok && !strcmp(s, "off")) {
-		*v = 0;
-		return 0;
-	}
-	switch (o->unit) {
-	case AC_SIZE:
-		err = ac_parse_size(s, v);
-		break;
-	case AC_TIME:
-		err = ac_parse_time(s, v);
-		break;
-	case AC_RATE:
-		err = ac_parse_rate(s, v);
-		break;
-	case AC_PERCENT:
-		err = ac_parse_percent(s, v);
-		break;
-	case AC_CLASS: {
-		uint32_t major;
-		uint8_t minor;
-
-		err = ac_parse_minor(s, &minor, &major);
-		*v = minor;
-		break;
-	}
-	case AC_PACKETS: {
-		size_t n = strlen(s);
-
-		if (n > 1 && n < sizeof(buf) && s[n - 1] == 'p') {
-			memcpy(buf, s, n - 1);
-			buf[n - 1] = '\0';
-			s = buf;
-		}
-		err = ac_parse_u64(s, v);
-		break;
-	}
-	default:
-		err = ac_parse_u64(s, v);
-		break;
-	}
-	if (!err && *v > max)
-		err = -ERANGE;
-	return err;
-}
-
 struct parse_ctx {
 	const char *where;	/* "set", "FILE:LINE", "profile NAME" */
 	uint64_t seen;		/* keywords given in this source */
 	bool seen_cw[256];	/* class weights given in this source */
+	char err[256];
 };
 
 static int bad(const struct parse_ctx *p, const char *fmt, ...)
@@ -211,33 +104,26 @@ static int bad(const struct parse_ctx *p, const char *fmt, ...)
 	return EXIT_USAGE;
 }
 
-static bool is_keyword(const char *s)
-{
-	return ac_opt_by_name(s) || !strcmp(s, "weight");
-}
-
 /* "1:11=4" */
 static int parse_class_weight(struct parse_ctx *p, const char *s,
 			      struct ac_change *ch)
 {
 	const char *eq = strchr(s, '=');
+	uint32_t major, minor, w;
 	char cls[32];
-	uint32_t major;
-	uint64_t w;
-	uint8_t minor;
 	int i;
 
 	if (!eq || eq == s || (size_t)(eq - s) >= sizeof(cls))
 		return bad(p, "invalid weight \"%s\" (expected CLASS=WEIGHT, "
-			   "such as 1:11=4)", s);
+			   "such as 1:11=4 or 11=4)", s);
 	memcpy(cls, s, eq - s);
 	cls[eq - s] = '\0';
-	if (ac_parse_minor(cls, &minor, &major))
+	if (aic_parse_classid(cls, &major, &minor) || !aic_minor_ok(minor))
 		return bad(p, "invalid class \"%s\" (latency bands are 1:1 to "
-			   "1:8, training classes 1:11 to 1:20)", cls);
-	if (ac_parse_u64(eq + 1, &w) || w > UINT32_MAX)
-		return bad(p, "invalid weight \"%s\" for class %s (expected "
-			   "a number)", eq + 1, cls);
+			   "1:8, training classes 1:11 to 1:20; the minor alone "
+			   "also does: 11)", cls);
+	if (aic_parse_weight(eq + 1, &w, p->err, sizeof(p->err)))
+		return bad(p, "%s", p->err);
 	if (p->seen_cw[minor])
 		return bad(p, "duplicate weight for class %s", cls);
 	p->seen_cw[minor] = true;
@@ -263,15 +149,11 @@ static int parse_class_weight(struct parse_ctx *p, const char *s,
 static int parse_keywords(struct parse_ctx *p, int argc, char **argv,
 			  struct ac_change *ch)
 {
-	struct ac_config *c = &ch->opts;
-	int i = 0;
+	int i = 0, err, n;
 
 	while (i < argc) {
-		const char *kw = argv[i++];
-		const struct ac_opt *o;
-		int err, n;
-
-		if (!strcmp(kw, "weight")) {
+		if (!strcmp(argv[i], "weight")) {
+			i++;
 			if (i >= argc || !strchr(argv[i], '='))
 				return bad(p, "\"weight\" needs CLASS=WEIGHT, "
 					   "such as weight 1:11=4");
@@ -282,89 +164,20 @@ static int parse_keywords(struct parse_ctx *p, int argc, char **argv,
 			}
 			continue;
 		}
-		o = ac_opt_by_name(kw);
-		if (!o)
-			return bad(p, "unknown keyword \"%s\"", kw);
-		if (p->seen & AC_BIT(o->attr))
-			return bad(p, "duplicate \"%s\"", kw);
-		p->seen |= AC_BIT(o->attr);
-		if (i >= argc)
-			return bad(p, "\"%s\" needs a value", kw);
-
-		switch (o->unit) {
-		case AC_WEIGHTS:
-			for (n = 0; i < argc && !is_keyword(argv[i]); n++, i++) {
-				uint64_t w;
-
-				if (n == AICLASS_MAX_TRAIN_CLASSES)
-					return bad(p, "more than %d weights",
-						   AICLASS_MAX_TRAIN_CLASSES);
-				if (ac_parse_u64(argv[i], &w) || w > UINT32_MAX)
-					return bad(p, "invalid weight \"%s\" "
-						   "in \"weights\"", argv[i]);
-				c->weights[n] = w;
-			}
-			if (!n)
-				return bad(p, "\"weights\" needs at least one "
-					   "weight");
-			c->nweights = n;
-			break;
-		case AC_THRESHOLDS:
-			for (n = 0; i < argc && !is_keyword(argv[i]); n++, i++) {
-				uint64_t b;
-
-				if (n == AICLASS_MAX_LAT_BANDS)
-					return bad(p, "more than %d thresholds",
-						   AICLASS_MAX_LAT_BANDS - 1);
-				if (ac_parse_size(argv[i], &b) ||
-				    b > UINT32_MAX)
-					return bad(p, "invalid threshold \"%s\" "
-						   "(expected %s)", argv[i],
-						   unit_hint(o));
-				c->thresholds[n] = b;
-			}
-			if (!n)
-				return bad(p, "\"thresholds\" needs at least "
-					   "one size");
-			c->nthresholds = n;
-			break;
-		case AC_PRIOMAP:
-			memset(c->priomap, 0, sizeof(c->priomap));
-			for (n = 0; i < argc && !is_keyword(argv[i]); n++, i++) {
-				uint32_t major;
-				uint8_t minor;
-
-				if (n == AICLASS_PRIOMAP_LEN)
-					return bad(p, "more than %d priomap "
-						   "entries",
-						   AICLASS_PRIOMAP_LEN);
-				if (!strcmp(argv[i], "auto") ||
-				    !strcmp(argv[i], "0"))
-					minor = AICLASS_PRIOMAP_AUTO;
-				else if (ac_parse_minor(argv[i], &minor,
-							&major))
-					return bad(p, "invalid priomap entry "
-						   "\"%s\" (expected a class "
-						   "such as 1:2 or auto)",
-						   argv[i]);
-				c->priomap[n] = minor;
-			}
-			if (!n)
-				return bad(p, "\"priomap\" needs at least one "
-					   "entry");
-			break;
-		default:
-			err = parse_value(o, argv[i], &c->val[o->attr]);
-			if (err == -ERANGE)
-				return bad(p, "%s \"%s\" is out of range", kw,
-					   argv[i]);
+		if (strchr(argv[i], '=')) {	/* "weight" is optional */
+			err = parse_class_weight(p, argv[i++], ch);
 			if (err)
-				return bad(p, "invalid %s \"%s\" (expected %s)",
-					   kw, argv[i], unit_hint(o));
-			i++;
-			break;
+				return err;
+			continue;
 		}
-		c->have |= AC_BIT(o->attr);
+		n = aic_parse_opt(&ch->opts, &p->seen, argc - i, argv + i,
+				  p->err, sizeof(p->err));
+		if (n < 0)
+			return bad(p, "%s", p->err);
+		if (n == 0)
+			return bad(p, "unknown keyword \"%s\" (see aiclassctl "
+				   "help set)", argv[i]);
+		i += n;
 	}
 	return 0;
 }
@@ -409,12 +222,12 @@ static int parse_text(const char *name, const char *text, size_t len,
 static int apply_profile_text(struct parse_ctx *p, const char *pname,
 			      struct file_cfg *fc, int depth)
 {
-	const struct profile *pr = find_profile(pname);
+	const struct ac_profile *pr = ac_profile_by_name(pname);
 	char where[64];
 
 	if (!pr)
-		return bad(p, "unknown profile \"%s\" (training, inference, "
-			   "mixed)", pname);
+		return bad(p, "unknown profile \"%s\" (aiclassctl profile "
+			   "list)", pname);
 	if (depth > 0)
 		return bad(p, "a profile cannot name another profile");
 	snprintf(where, sizeof(where), "profile %s", pr->name);
@@ -538,7 +351,7 @@ enum op_kind { OP_QDISC, OP_CLASS };
 struct op {
 	enum op_kind kind;
 	struct ac_instance *in;
-	struct ac_config opts, undo_opts;	/* OP_QDISC */
+	struct aic_config opts, undo_opts;	/* OP_QDISC */
 	uint8_t minor;				/* OP_CLASS */
 	uint32_t weight, undo_weight;
 	bool can_undo;
@@ -557,16 +370,16 @@ static uint32_t cur_weight(const struct ac_instance *in, uint8_t minor,
 
 	for (i = 0; i < in->ncls; i++) {
 		const struct ac_class *cl = &in->cls[i];
+		int64_t w;
 
-		if ((cl->classid & 0xffff) != minor)
-			continue;
-		if (cl->have & AC_BIT(TCA_AICLASS_CSTATS_WEIGHT)) {
+		if ((cl->classid & 0xffff) == minor &&
+		    aic_cstat(&cl->cs, "weight", &w)) {
 			*known = true;
-			return cl->cs[TCA_AICLASS_CSTATS_WEIGHT];
+			return w;
 		}
 	}
 	if (minor >= AICLASS_TRAIN_MINOR_MIN &&
-	    minor - AICLASS_TRAIN_MINOR_MIN < in->cfg.nweights) {
+	    (unsigned int)(minor - AICLASS_TRAIN_MINOR_MIN) < in->cfg.nweights) {
 		*known = true;
 		return in->cfg.weights[minor - AICLASS_TRAIN_MINOR_MIN];
 	}
@@ -579,23 +392,23 @@ static uint32_t cur_weight(const struct ac_instance *in, uint8_t minor,
  * derives the thresholds again when lat_bands or elephant change, and
  * keeps weights per class, so those are restored along with them.
  */
-static bool undo_config(const struct ac_config *c, const struct ac_config *cur,
-			struct ac_config *u)
+static bool undo_config(const struct aic_config *c, const struct aic_config *cur,
+			struct aic_config *u)
 {
 	uint64_t want = c->have;
 	int i;
 
-	if (want & (AC_BIT(TCA_AICLASS_LAT_BANDS) | AC_BIT(TCA_AICLASS_ELEPHANT)))
-		want |= AC_BIT(TCA_AICLASS_THRESHOLDS);
-	if (want & AC_BIT(TCA_AICLASS_TRAIN_CLASSES))
-		want |= AC_BIT(TCA_AICLASS_WEIGHTS);
+	if (want & (AIC_BIT(TCA_AICLASS_LAT_BANDS) | AIC_BIT(TCA_AICLASS_ELEPHANT)))
+		want |= AIC_BIT(TCA_AICLASS_THRESHOLDS);
+	if (want & AIC_BIT(TCA_AICLASS_TRAIN_CLASSES))
+		want |= AIC_BIT(TCA_AICLASS_WEIGHTS);
 	memset(u, 0, sizeof(*u));
 	for (i = 0; i <= TCA_AICLASS_MAX; i++) {
-		if (!(want & AC_BIT(i)))
+		if (!(want & AIC_BIT(i)))
 			continue;
-		if (!(cur->have & AC_BIT(i)))
+		if (!(cur->have & AIC_BIT(i)))
 			return false;
-		u->have |= AC_BIT(i);
+		u->have |= AIC_BIT(i);
 		u->val[i] = cur->val[i];
 	}
 	memcpy(u->weights, cur->weights, sizeof(u->weights));
@@ -603,22 +416,23 @@ static bool undo_config(const struct ac_config *c, const struct ac_config *cur,
 	memcpy(u->thresholds, cur->thresholds, sizeof(u->thresholds));
 	u->nthresholds = cur->nthresholds;
 	memcpy(u->priomap, cur->priomap, sizeof(u->priomap));
+	memcpy(u->dscpmap, cur->dscpmap, sizeof(u->dscpmap));
 	return true;
 }
 
-static int count_of(const struct ac_config *now, const struct ac_config *ch,
+static int count_of(const struct aic_config *now, const struct aic_config *ch,
 		    int attr, int def)
 {
-	if (ch->have & AC_BIT(attr))
+	if (ch->have & AIC_BIT(attr))
 		return ch->val[attr];
-	if (now->have & AC_BIT(attr))
+	if (now->have & AIC_BIT(attr))
 		return now->val[attr];
 	return def;
 }
 
 /* Does the class exist once the qdisc options are applied? */
 static bool class_exists(const struct ac_instance *in,
-			 const struct ac_config *ch, uint8_t minor)
+			 const struct aic_config *ch, uint8_t minor)
 {
 	int lat = count_of(&in->cfg, ch, TCA_AICLASS_LAT_BANDS,
 			   AICLASS_DEF_LAT_BANDS);
@@ -632,7 +446,7 @@ static bool class_exists(const struct ac_instance *in,
 }
 
 static int unknown_class(const struct ac_instance *in,
-			 const struct ac_config *ch, uint8_t minor)
+			 const struct aic_config *ch, uint8_t minor)
 {
 	int lat = count_of(&in->cfg, ch, TCA_AICLASS_LAT_BANDS,
 			   AICLASS_DEF_LAT_BANDS);
@@ -656,7 +470,7 @@ static void describe(char *buf, size_t len, const struct op *op)
 		class_name(h, sizeof(h), op->in, op->minor);
 		snprintf(buf, len, "the change to %s class %s", op->in->dev, h);
 	} else {
-		ac_fmt_handle(h, sizeof(h), op->in->handle);
+		aic_fmt_handle(h, sizeof(h), op->in->handle);
 		snprintf(buf, len, "the change to %s (aiclass %s)", op->in->dev,
 			 h);
 	}
@@ -705,7 +519,44 @@ struct target {
 	const char *dev;
 	uint32_t handle;	/* 0 = every aiclass on dev */
 	bool create;		/* install a root aiclass if there is none */
+	bool check;		/* only parse, check and print the change */
 };
+
+/* --check: the change as "set" reads it, or as JSON; nothing is sent. */
+static int print_change(const struct ac_change *ch)
+{
+	struct aic_printer p;
+	struct aic_json j;
+	char c[16];
+	int i;
+
+	if (!ac_json) {
+		ac_text_printer(stdout, &p);
+		aic_print_opts(&ch->opts, &p);
+		for (i = 0; i < ch->ncw; i++)
+			printf("weight %s%x=%u ",
+			       ch->cw[i].major ? aic_fmt_handle(c, sizeof(c),
+			       ch->cw[i].major << 16) : "", ch->cw[i].minor,
+			       ch->cw[i].weight);
+		putchar('\n');
+		return fflush(stdout) ? EXIT_SYS : EXIT_OK;
+	}
+	jw_init(&j, stdout, ac_pretty);
+	jw_printer(&j, &p);
+	jw_obj_open(&j, NULL);
+	jw_obj_open(&j, "options");
+	aic_print_opts(&ch->opts, &p);
+	jw_obj_close(&j);
+	jw_obj_open(&j, "weights");
+	for (i = 0; i < ch->ncw; i++) {
+		snprintf(c, sizeof(c), "%x:%x", ch->cw[i].major,
+			 ch->cw[i].minor);
+		jw_u64(&j, c, ch->cw[i].weight);
+	}
+	jw_obj_close(&j);
+	jw_obj_close(&j);
+	return jw_end(&j) ? EXIT_SYS : EXIT_OK;
+}
 
 /* A new root aiclass 1: carrying every option of *ch. */
 static int create_root(struct nl_sock *sk, int ifindex, const char *dev,
@@ -716,7 +567,7 @@ static int create_root(struct nl_sock *sk, int ifindex, const char *dev,
 		.handle = 0x10000,
 		.parent = TC_H_ROOT,
 	};
-	struct ac_config c = ch->opts;
+	struct aic_config c = ch->opts;
 	struct ac_nlerr e;
 	char what[64];
 	int i, trn;
@@ -738,11 +589,11 @@ static int create_root(struct nl_sock *sk, int ifindex, const char *dev,
 			       0x10 + trn);
 			return EXIT_USAGE;
 		}
-		if (!(c.have & AC_BIT(TCA_AICLASS_WEIGHTS))) {
-			c.have |= AC_BIT(TCA_AICLASS_WEIGHTS);
+		if (!(c.have & AIC_BIT(TCA_AICLASS_WEIGHTS))) {
+			c.have |= AIC_BIT(TCA_AICLASS_WEIGHTS);
 			c.nweights = 0;
 		}
-		while (c.nweights <= idx)
+		while ((int)c.nweights <= idx)
 			c.weights[c.nweights++] = AICLASS_DEF_WEIGHT;
 		c.weights[idx] = w->weight;
 	}
@@ -759,7 +610,14 @@ static int execute(struct nl_sock *sk, const struct target *tg,
 	struct op *ops = NULL;
 	int nops = 0, i, k, n, done, ifindex, err;
 	struct ac_nlerr e;
-	char what[96];
+	char what[256];
+
+	if (aic_check_config(&ch->opts, what, sizeof(what))) {
+		ac_err("%s", what);
+		return EXIT_USAGE;
+	}
+	if (tg->check)
+		return print_change(ch);
 
 	ifindex = ac_dev_index(sk, tg->dev);
 	if (ifindex < 0)
@@ -818,7 +676,7 @@ static int execute(struct nl_sock *sk, const struct target *tg,
 				snprintf(c, sizeof(c), "%x:%x", w->major,
 					 w->minor);
 				ac_err("class %s does not belong to aiclass %s "
-				       "on %s", c, ac_fmt_handle(h, sizeof(h),
+				       "on %s", c, aic_fmt_handle(h, sizeof(h),
 				       in->handle), in->dev);
 				err = EXIT_NODEV;
 				break;
@@ -869,13 +727,15 @@ static int take_target(int *argc, char **argv, struct target *tg,
 			}
 			tg->dev = argv[++i];
 		} else if (!strcmp(argv[i], "handle") && i + 1 < *argc) {
-			if (ac_parse_handle(argv[++i], &tg->handle)) {
+			if (aic_parse_handle(argv[++i], &tg->handle)) {
 				ac_err("invalid handle \"%s\" (expected such "
 				       "as 1:)", argv[i]);
 				return EXIT_USAGE;
 			}
 		} else if (allow_create && !strcmp(argv[i], "--create")) {
 			tg->create = true;
+		} else if (!strcmp(argv[i], "--check")) {
+			tg->check = true;
 		} else {
 			argv[n++] = argv[i];
 		}
@@ -895,7 +755,7 @@ int cmd_set(struct nl_sock *sk, int argc, char **argv)
 	err = take_target(&argc, argv, &tg, false);
 	if (err)
 		return err;
-	if (!tg.dev) {
+	if (!tg.dev && !tg.check) {
 		ac_err("set: \"dev DEV\" is required");
 		return EXIT_USAGE;
 	}
@@ -903,7 +763,7 @@ int cmd_set(struct nl_sock *sk, int argc, char **argv)
 	if (err)
 		return err;
 	if (!ch.opts.have && !ch.ncw) {
-		ac_err("set: nothing to change (see aiclassctl --help)");
+		ac_err("set: nothing to change (see aiclassctl help set)");
 		return EXIT_USAGE;
 	}
 	return execute(sk, &tg, &ch);
@@ -932,7 +792,7 @@ int cmd_apply(struct nl_sock *sk, int argc, char **argv)
 	if (!err) {
 		if (!tg.dev)
 			tg.dev = fc->dev[0] ? fc->dev : NULL;
-		if (!tg.dev) {
+		if (!tg.dev && !tg.check) {
 			ac_err("apply: %s names no device; add \"dev DEV\" "
 			       "to the file or the command", argv[0]);
 			err = EXIT_USAGE;
@@ -950,16 +810,16 @@ int cmd_apply(struct nl_sock *sk, int argc, char **argv)
 int cmd_profile(struct nl_sock *sk, int argc, char **argv)
 {
 	struct target tg = { 0 };
-	const struct profile *pr;
+	const struct ac_profile *pr;
 	struct file_cfg *fc;
 	bool print = false;
 	size_t i;
 	int err, n = 0, k;
 
 	if (argc == 1 && !strcmp(argv[0], "list")) {
-		for (i = 0; i < ARRAY_SIZE(profiles); i++)
-			printf("%-10s %s\n", profiles[i].name,
-			       profiles[i].summary);
+		for (i = 0; i < ac_nprofiles; i++)
+			printf("%-10s %s\n", ac_profiles[i].name,
+			       ac_profiles[i].summary);
 		return EXIT_OK;
 	}
 	err = take_target(&argc, argv, &tg, true);
@@ -971,15 +831,15 @@ int cmd_profile(struct nl_sock *sk, int argc, char **argv)
 		else
 			argv[n++] = argv[k];
 	}
-	if (n != 1 || (!print && !tg.dev)) {
+	if (n != 1 || (!print && !tg.dev && !tg.check)) {
 		ac_err("profile: usage: aiclassctl profile NAME dev DEV "
 		       "[handle H] [--create] | profile NAME --print | "
 		       "profile list");
 		return EXIT_USAGE;
 	}
-	pr = find_profile(argv[0]);
+	pr = ac_profile_by_name(argv[0]);
 	if (!pr) {
-		ac_err("unknown profile \"%s\" (training, inference, mixed)",
+		ac_err("unknown profile \"%s\" (aiclassctl profile list)",
 		       argv[0]);
 		return EXIT_USAGE;
 	}

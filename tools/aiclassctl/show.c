@@ -15,121 +15,68 @@
 
 #include "aiclassctl.h"
 
-/* Names of the qdisc stats, in the order printed; also the JSON keys. */
-static const struct {
-	int attr;
-	const char *name;
-} qstat_names[] = {
-	{ TCA_AICLASS_STATS_CLS_PRIORITY,	"cls_priority" },
-	{ TCA_AICLASS_STATS_CLS_FILTER,		"cls_filter" },
-	{ TCA_AICLASS_STATS_CLS_PRIOMAP,	"cls_priomap" },
-	{ TCA_AICLASS_STATS_CLS_ROCE,		"cls_roce" },
-	{ TCA_AICLASS_STATS_CLS_AUTO,		"cls_auto" },
-	{ TCA_AICLASS_STATS_DEMOTIONS,		"demotions" },
-	{ TCA_AICLASS_STATS_IDLE_RESETS,	"idle_resets" },
-	{ TCA_AICLASS_STATS_GUARD_YIELDS,	"guard_yields" },
-	{ TCA_AICLASS_STATS_CE_MARKS,		"ce_marks" },
-	{ TCA_AICLASS_STATS_DROP_OVERLIMIT,	"drop_overlimit" },
-	{ TCA_AICLASS_STATS_DROP_MEMORY,	"drop_memory" },
-	{ TCA_AICLASS_STATS_DROP_FILTER,	"drop_filter" },
-	{ TCA_AICLASS_STATS_DROP_BAND,		"drop_band" },
-	{ TCA_AICLASS_STATS_STOLEN,		"stolen" },
-	{ TCA_AICLASS_STATS_ACTIVE_FLOWS,	"active_flows" },
-	{ TCA_AICLASS_STATS_MEMORY_USED,	"memory_used" },
-	{ TCA_AICLASS_STATS_THROTTLED,		"throttled" },
-	{ TCA_AICLASS_STATS_FLOWS_MOVED,	"flows_moved" },
-	{ TCA_AICLASS_STATS_FLOWS_SHARED,	"flows_shared" },
-};
-
 static const char *class_kind(const struct ac_class *cl)
 {
-	if (cl->have & AC_BIT(TCA_AICLASS_CSTATS_KIND))
-		return cl->cs[TCA_AICLASS_CSTATS_KIND] == AICLASS_KIND_TRAINING ?
-		       "training" : "latency";
+	int64_t k;
+
+	if (aic_cstat(&cl->cs, "kind", &k))
+		return aic_kind_name(k);
 	return (cl->classid & 0xffff) <= AICLASS_LAT_MINOR_MAX ?
 	       "latency" : "training";
-}
-
-static char *fmt_ns(char *buf, size_t len, uint64_t ns)
-{
-	if (ns < 1000)
-		snprintf(buf, len, "%lluns", (unsigned long long)ns);
-	else if (ns < 1000000)
-		snprintf(buf, len, "%.1fus", ns / 1e3);
-	else if (ns < 1000000000)
-		snprintf(buf, len, "%.2fms", ns / 1e6);
-	else
-		snprintf(buf, len, "%.2fs", ns / 1e9);
-	return buf;
-}
-
-static char *fmt_minor(char *buf, size_t len, const struct ac_instance *in,
-		       uint64_t minor)
-{
-	if (minor == AICLASS_PRIOMAP_AUTO)
-		snprintf(buf, len, "auto");
-	else
-		snprintf(buf, len, "%x:%llx", in->handle >> 16,
-			 (unsigned long long)minor);
-	return buf;
 }
 
 /* ------------------------------------------------------------------ */
 /* Text */
 
+static void text_out(void *ctx, const char *s)
+{
+	fputs(s, ctx);
+}
+
+static void no_u64(void *ctx, const char *key, uint64_t v)
+{
+	(void)ctx, (void)key, (void)v;
+}
+
+static void no_s64(void *ctx, const char *key, int64_t v)
+{
+	(void)ctx, (void)key, (void)v;
+}
+
+static void no_str(void *ctx, const char *key, const char *v)
+{
+	(void)ctx, (void)key, (void)v;
+}
+
+static void no_arr_open(void *ctx, const char *key)
+{
+	(void)ctx, (void)key;
+}
+
+static void no_arr_close(void *ctx)
+{
+	(void)ctx;
+}
+
+/* The shared printers' text, to f. */
+void ac_text_printer(FILE *f, struct aic_printer *p)
+{
+	*p = (struct aic_printer){
+		.text = text_out, .u64 = no_u64, .s64 = no_s64,
+		.str = no_str, .arr_open = no_arr_open,
+		.arr_close = no_arr_close, .ctx = f,
+	};
+}
+
+/* On one line, as "aiclassctl set" (and tc qdisc add) reads it. */
 static void print_options(FILE *f, const struct ac_instance *in)
 {
-	const struct ac_config *c = &in->cfg;
-	int i, k, col = 0;
-	char v[64];
+	struct aic_printer p;
 
-	for (i = 0; i < ac_nopts; i++) {
-		const struct ac_opt *o = &ac_opts[i];
-		bool all_auto = true;
-
-		if (!(c->have & AC_BIT(o->attr)))
-			continue;
-		if (col == 0)
-			fputc(' ', f);
-		col += fprintf(f, " %s", o->name);
-		switch (o->unit) {
-		case AC_WEIGHTS:
-			for (k = 0; k < c->nweights; k++)
-				col += fprintf(f, " %u", c->weights[k]);
-			break;
-		case AC_THRESHOLDS:
-			for (k = 0; k < c->nthresholds; k++)
-				col += fprintf(f, " %s", ac_fmt_size(v,
-					       sizeof(v), c->thresholds[k]));
-			break;
-		case AC_PRIOMAP:
-			for (k = 0; k < AICLASS_PRIOMAP_LEN; k++)
-				if (c->priomap[k] != AICLASS_PRIOMAP_AUTO)
-					all_auto = false;
-			if (all_auto) {
-				col += fprintf(f, " auto");
-				break;
-			}
-			for (k = 0; k < AICLASS_PRIOMAP_LEN; k++)
-				col += fprintf(f, " %s", fmt_minor(v, sizeof(v),
-					       in, c->priomap[k]));
-			break;
-		case AC_CLASS:
-			col += fprintf(f, " %s", fmt_minor(v, sizeof(v), in,
-				       c->val[o->attr]));
-			break;
-		default:
-			col += fprintf(f, " %s", ac_fmt_value(v, sizeof(v), o,
-				       c->val[o->attr]));
-			break;
-		}
-		if (col > 60) {
-			fputc('\n', f);
-			col = 0;
-		}
-	}
-	if (col)
-		fputc('\n', f);
+	ac_text_printer(f, &p);
+	fputs("  ", f);
+	aic_print_opts(&in->cfg, &p);
+	fputc('\n', f);
 }
 
 static void print_rate(FILE *f, double rb, double rp)
@@ -139,30 +86,32 @@ static void print_rate(FILE *f, double rb, double rp)
 	if (rb < 0)
 		fprintf(f, "%10s %8s", "-", "-");
 	else
-		fprintf(f, "%10s %6.0fpps", ac_fmt_rate(r, sizeof(r), rb), rp);
+		fprintf(f, "%10s %6.0fpps", aic_fmt_rate_approx(r, sizeof(r),
+			rb), rp);
 }
 
 static void print_xstats(FILE *f, const struct ac_instance *in)
 {
-	size_t i;
-	int col = 0;
+	struct aic_printer p;
 
-	for (i = 0; i < ARRAY_SIZE(qstat_names); i++) {
-		int a = qstat_names[i].attr;
+	ac_text_printer(f, &p);
+	aic_print_qstats(&in->st, &p);
+	fputc('\n', f);
+}
 
-		if (!(in->have & AC_BIT(a)))
-			continue;
-		if (col == 0)
-			fputc(' ', f);
-		col += fprintf(f, " %s %llu", qstat_names[i].name,
-			       (unsigned long long)in->st[a]);
-		if (col > 60) {
-			fputc('\n', f);
-			col = 0;
-		}
-	}
-	if (col)
-		fputc('\n', f);
+/* A class stat for the table: its value, or "-". */
+static char *cell(char *buf, size_t len, const struct ac_class *cl,
+		  const char *key, bool ns)
+{
+	int64_t v;
+
+	if (!aic_cstat(&cl->cs, key, &v))
+		snprintf(buf, len, "-");
+	else if (ns)
+		aic_fmt_ns(buf, len, v);
+	else
+		snprintf(buf, len, "%lld", (long long)v);
+	return buf;
 }
 
 static void print_class_table(FILE *f, const struct ac_instance *in)
@@ -179,32 +128,18 @@ static void print_class_table(FILE *f, const struct ac_instance *in)
 
 		snprintf(name, sizeof(name), "%x:%x", cl->classid >> 16,
 			 cl->classid & 0xffff);
-		if (cl->have & AC_BIT(TCA_AICLASS_CSTATS_WEIGHT) &&
-		    !strcmp(class_kind(cl), "training"))
-			snprintf(w, sizeof(w), "%llu", (unsigned long long)
-				 cl->cs[TCA_AICLASS_CSTATS_WEIGHT]);
+		if (!strcmp(class_kind(cl), "training"))
+			cell(w, sizeof(w), cl, "weight", false);
 		else
 			snprintf(w, sizeof(w), "-");
-		if (cl->have & AC_BIT(TCA_AICLASS_CSTATS_SOJOURN_AVG))
-			fmt_ns(a, sizeof(a),
-			       cl->cs[TCA_AICLASS_CSTATS_SOJOURN_AVG]);
-		else
-			snprintf(a, sizeof(a), "-");
-		if (cl->have & AC_BIT(TCA_AICLASS_CSTATS_SOJOURN_MAX))
-			fmt_ns(m, sizeof(m),
-			       cl->cs[TCA_AICLASS_CSTATS_SOJOURN_MAX]);
-		else
-			snprintf(m, sizeof(m), "-");
-		if (cl->have & AC_BIT(TCA_AICLASS_CSTATS_ACTIVE_FLOWS))
-			snprintf(fl, sizeof(fl), "%llu", (unsigned long long)
-				 cl->cs[TCA_AICLASS_CSTATS_ACTIVE_FLOWS]);
-		else
-			snprintf(fl, sizeof(fl), "-");
+		cell(a, sizeof(a), cl, "sojourn_avg", true);
+		cell(m, sizeof(m), cl, "sojourn_max", true);
+		cell(fl, sizeof(fl), cl, "active_flows", false);
 		fprintf(f, "  %-6s %-8s %6s %10llu %12llu %6u %8s %5s %8s/%-8s ",
 			name, class_kind(cl), w,
 			(unsigned long long)cl->b.packets,
 			(unsigned long long)cl->b.bytes, cl->b.drops,
-			ac_fmt_size(bl, sizeof(bl), cl->b.backlog),
+			aic_fmt_size(bl, sizeof(bl), cl->b.backlog),
 			fl, a, m);
 		print_rate(f, cl->rate_bytes, cl->rate_pkts);
 		fputc('\n', f);
@@ -215,16 +150,16 @@ static void print_instance(FILE *f, const struct ac_instance *in)
 {
 	char h[16], p[16], bl[24];
 
-	fprintf(f, "aiclass %s dev %s %s%s\n", ac_fmt_handle(h, sizeof(h),
+	fprintf(f, "aiclass %s dev %s %s%s\n", aic_fmt_handle(h, sizeof(h),
 		in->handle), in->dev, in->parent == TC_H_ROOT ? "" : "parent ",
-		ac_fmt_handle(p, sizeof(p), in->parent));
+		aic_fmt_handle(p, sizeof(p), in->parent));
 	print_options(f, in);
 	fprintf(f, "  Sent %llu bytes %llu pkt (dropped %u, overlimits %u "
 		"requeues %u) backlog %s %up\n",
 		(unsigned long long)in->b.bytes,
 		(unsigned long long)in->b.packets, in->b.drops,
 		in->b.overlimits, in->b.requeues,
-		ac_fmt_size(bl, sizeof(bl), in->b.backlog), in->b.qlen);
+		aic_fmt_size(bl, sizeof(bl), in->b.backlog), in->b.qlen);
 	if (in->rate_bytes >= 0) {
 		fprintf(f, "  rate");
 		print_rate(f, in->rate_bytes, in->rate_pkts);
@@ -238,7 +173,7 @@ static void print_instance(FILE *f, const struct ac_instance *in)
 /* ------------------------------------------------------------------ */
 /* JSON: one document, every key always present (null when unknown). */
 
-static void json_rate(struct ac_json *j, double rb, double rp)
+static void json_rate(struct aic_json *j, double rb, double rp)
 {
 	if (rb < 0) {
 		jw_null(j, "rate_bytes");
@@ -249,48 +184,17 @@ static void json_rate(struct ac_json *j, double rb, double rp)
 	}
 }
 
-static void json_options(struct ac_json *j, const struct ac_instance *in)
+static void json_options(struct aic_json *j, const struct ac_instance *in)
 {
-	const struct ac_config *c = &in->cfg;
-	int i, k;
+	struct aic_printer p;
 
+	jw_printer(j, &p);
 	jw_obj_open(j, "options");
-	for (i = 0; i < ac_nopts; i++) {
-		const struct ac_opt *o = &ac_opts[i];
-
-		if (!(c->have & AC_BIT(o->attr))) {
-			jw_null(j, o->name);
-			continue;
-		}
-		switch (o->unit) {
-		case AC_WEIGHTS:
-			jw_arr_open(j, o->name);
-			for (k = 0; k < c->nweights; k++)
-				jw_u64(j, NULL, c->weights[k]);
-			jw_arr_close(j);
-			break;
-		case AC_THRESHOLDS:
-			jw_arr_open(j, o->name);
-			for (k = 0; k < c->nthresholds; k++)
-				jw_u64(j, NULL, c->thresholds[k]);
-			jw_arr_close(j);
-			break;
-		case AC_PRIOMAP:
-			/* class minors as numbers, 0 = auto (as tc -j) */
-			jw_arr_open(j, o->name);
-			for (k = 0; k < AICLASS_PRIOMAP_LEN; k++)
-				jw_u64(j, NULL, c->priomap[k]);
-			jw_arr_close(j);
-			break;
-		default:
-			jw_u64(j, o->name, c->val[o->attr]);
-			break;
-		}
-	}
+	aic_print_opts(&in->cfg, &p);
 	jw_obj_close(j);
 }
 
-static void json_basic(struct ac_json *j, const struct ac_basic *b)
+static void json_basic(struct aic_json *j, const struct ac_basic *b)
 {
 	jw_u64(j, "bytes", b->bytes);
 	jw_u64(j, "packets", b->packets);
@@ -301,68 +205,36 @@ static void json_basic(struct ac_json *j, const struct ac_basic *b)
 	jw_u64(j, "qlen", b->qlen);
 }
 
-static void json_cstat(struct ac_json *j, const struct ac_class *cl,
-		       const char *key, int attr, bool is_signed)
+static void json_instance(struct aic_json *j, const struct ac_instance *in)
 {
-	if (!(cl->have & AC_BIT(attr)))
-		jw_null(j, key);
-	else if (is_signed)
-		jw_s64(j, key, (int32_t)cl->cs[attr]);
-	else
-		jw_u64(j, key, cl->cs[attr]);
-}
-
-static void json_instance(struct ac_json *j, const struct ac_instance *in)
-{
+	struct aic_printer p;
 	char h[16];
-	size_t i;
 	int k;
 
+	jw_printer(j, &p);
 	jw_obj_open(j, NULL);
 	jw_str(j, "dev", in->dev);
 	jw_u64(j, "ifindex", in->ifindex);
-	jw_str(j, "handle", ac_fmt_handle(h, sizeof(h), in->handle));
-	jw_str(j, "parent", ac_fmt_handle(h, sizeof(h), in->parent));
+	jw_str(j, "handle", aic_fmt_handle(h, sizeof(h), in->handle));
+	jw_str(j, "parent", aic_fmt_handle(h, sizeof(h), in->parent));
 	json_options(j, in);
 
 	jw_obj_open(j, "stats");
 	json_basic(j, &in->b);
 	json_rate(j, in->rate_bytes, in->rate_pkts);
-	for (i = 0; i < ARRAY_SIZE(qstat_names); i++) {
-		int a = qstat_names[i].attr;
-
-		if (in->have & AC_BIT(a))
-			jw_u64(j, qstat_names[i].name, in->st[a]);
-		else
-			jw_null(j, qstat_names[i].name);
-	}
+	aic_print_qstats(&in->st, &p);
 	jw_obj_close(j);
 
 	jw_arr_open(j, "classes");
 	for (k = 0; k < in->ncls; k++) {
 		const struct ac_class *cl = &in->cls[k];
-		bool training = !strcmp(class_kind(cl), "training");
 
 		jw_obj_open(j, NULL);
 		snprintf(h, sizeof(h), "%x:%x", cl->classid >> 16,
 			 cl->classid & 0xffff);
 		jw_str(j, "class", h);
-		jw_str(j, "kind", class_kind(cl));
-		if (training)
-			json_cstat(j, cl, "weight", TCA_AICLASS_CSTATS_WEIGHT,
-				   false);
-		else
-			jw_null(j, "weight");
-		json_cstat(j, cl, "deficit", TCA_AICLASS_CSTATS_DEFICIT, true);
 		json_basic(j, &cl->b);
-		json_cstat(j, cl, "active_flows",
-			   TCA_AICLASS_CSTATS_ACTIVE_FLOWS, false);
-		json_cstat(j, cl, "sojourn_avg_ns",
-			   TCA_AICLASS_CSTATS_SOJOURN_AVG, false);
-		json_cstat(j, cl, "sojourn_max_ns",
-			   TCA_AICLASS_CSTATS_SOJOURN_MAX, false);
-		json_cstat(j, cl, "ce_marks", TCA_AICLASS_CSTATS_CE_MARKS,
-			   false);
+		aic_print_cstats(&cl->cs, &p);
 		json_rate(j, cl->rate_bytes, cl->rate_pkts);
 		jw_obj_close(j);
 	}
@@ -376,7 +248,6 @@ static void json_instance(struct ac_json *j, const struct ac_instance *in)
 struct view_args {
 	const char *dev;
 	uint32_t handle;
-	bool json;
 	double interval;
 	long count;
 };
@@ -392,16 +263,18 @@ static int parse_view_args(const char *cmd, int argc, char **argv,
 		if (!strcmp(a, "dev") && i + 1 < argc && !va->dev) {
 			va->dev = argv[++i];
 		} else if (!strcmp(a, "handle") && i + 1 < argc) {
-			if (ac_parse_handle(argv[++i], &va->handle)) {
+			if (aic_parse_handle(argv[++i], &va->handle)) {
 				ac_err("%s: invalid handle \"%s\" (expected "
 				       "such as 1:)", cmd, argv[i]);
 				return EXIT_USAGE;
 			}
 		} else if (!strcmp(a, "--json") || !strcmp(a, "-j")) {
-			va->json = true;
+			ac_json = true;
+		} else if (!strcmp(a, "--pretty") || !strcmp(a, "-p")) {
+			ac_pretty = true;
 		} else if ((!strcmp(a, "--interval") || !strcmp(a, "-i")) &&
 			   i + 1 < argc) {
-			if (ac_parse_interval(argv[++i], &va->interval) ||
+			if (aic_parse_seconds(argv[++i], &va->interval) ||
 			    va->interval > 3600) {
 				ac_err("%s: invalid interval \"%s\" (seconds, "
 				       "such as 1 or 0.5)", cmd, argv[i]);
@@ -411,7 +284,7 @@ static int parse_view_args(const char *cmd, int argc, char **argv,
 			   i + 1 < argc) {
 			uint64_t n;
 
-			if (ac_parse_u64(argv[++i], &n) || !n || n > 1000000) {
+			if (aic_parse_count(argv[++i], &n) || !n || n > 1000000) {
 				ac_err("%s: invalid count \"%s\"", cmd,
 				       argv[i]);
 				return EXIT_USAGE;
@@ -524,10 +397,10 @@ int cmd_show(struct nl_sock *sk, int argc, char **argv)
 		ac_free_state(&prev);
 	}
 
-	if (va.json) {
-		struct ac_json j;
+	if (ac_json) {
+		struct aic_json j;
 
-		jw_init(&j, stdout);
+		jw_init(&j, stdout, ac_pretty);
 		jw_obj_open(&j, NULL);
 		jw_str(&j, "version", AICLASSCTL_VERSION);
 		if (va.interval > 0)
@@ -539,7 +412,10 @@ int cmd_show(struct nl_sock *sk, int argc, char **argv)
 			json_instance(&j, &st.inst[i]);
 		jw_arr_close(&j);
 		jw_obj_close(&j);
-		jw_end(&j);
+		if (jw_end(&j)) {
+			ac_free_state(&st);
+			return EXIT_SYS;
+		}
 	} else if (!st.ninst) {
 		printf("no aiclass qdisc on any device\n");
 	} else {
@@ -628,7 +504,7 @@ int cmd_watch(struct nl_sock *sk, int argc, char **argv)
 	err = parse_view_args("watch", argc, argv, &va);
 	if (err)
 		return err;
-	if (va.json) {
+	if (ac_json) {
 		ac_err("watch: --json is for show");
 		return EXIT_USAGE;
 	}
