@@ -9,6 +9,8 @@
 
 DEV=aicctl0
 DEV2=aicctl1
+RT2=aicctl2
+RT3=aicctl3
 CTL=$TOP/tools/aiclassctl/aiclassctl
 TMP=$(mktemp -d)
 
@@ -52,8 +54,8 @@ same_config() {
 	python3 - "$1" "$2" <<'EOF' || fail "configuration changed"
 import json, sys
 a, b = (json.load(open(f))["instances"][0] for f in sys.argv[1:3])
-wa = {c["class"]: c["weight"] for c in a["classes"]}
-wb = {c["class"]: c["weight"] for c in b["classes"]}
+wa = {c["class"]: c.get("weight") for c in a["classes"]}
+wb = {c["class"]: c.get("weight") for c in b["classes"]}
 bad = [k for k in a["options"] if a["options"][k] != b["options"][k]]
 for k in bad:
     print("option %s: %r -> %r" % (k, a["options"][k], b["options"][k]))
@@ -125,7 +127,7 @@ for h, c in tc.items():
         continue
     seen += 1
     for k in ("bytes", "packets", "drops", "backlog", "qlen", "weight"):
-        cmp(h + " " + k, mine[h][k], c.get(k))
+        cmp(h + " " + k, mine[h].get(k), c.get(k))
 cmp("classes", seen, len(mine))
 assert i["stats"]["packets"] >= 5, "the pings went through the qdisc"
 print("compared %d qdisc counters, %d options, %d classes" %
@@ -141,7 +143,7 @@ test_show_text() {
 	ping_some 3
 	ctl show dev "$DEV" --interval 0.3 | tee "$TMP/show.txt"
 	grep -q "^aiclass 1: dev $DEV root" "$TMP/show.txt" || fail "no header line"
-	grep -q "burst 64kb" "$TMP/show.txt" || fail "no options"
+	grep -q "burst 64Kb" "$TMP/show.txt" || fail "no options"
 	grep -q "Sent [0-9]* bytes [1-9][0-9]* pkt" "$TMP/show.txt" || fail "no qdisc stats"
 	grep -qE '^  1:1 +latency +- ' "$TMP/show.txt" || fail "no row for 1:1"
 	grep -qE '^  1:14 +training +1 ' "$TMP/show.txt" || fail "no row for 1:14"
@@ -153,7 +155,7 @@ test_set_exactly() {
 	snapshot "$TMP/before.json"
 	ctl set dev "$DEV" burst 128kb train_share 20 idle 2ms ce_threshold 500us \
 		rate 100mbit limit 5000 lat_limit 512 memory_limit 16mb \
-		flows 2048 quantum 3000 roce_port off default_class 1:12 \
+		flows 2048 quantum 3000 noroce default_class 1:12 \
 		priomap 1:1 1:2 auto 1:13
 	snapshot "$TMP/after.json"
 	tc -j qdisc show dev "$DEV" >"$TMP/tcq.json"
@@ -193,7 +195,7 @@ import json, sys
 b = json.load(open(sys.argv[1]))["instances"][0]
 a = json.load(open(sys.argv[2]))["instances"][0]
 tc = json.load(open(sys.argv[3]))
-w = {c["class"]: c["weight"] for c in a["classes"]}
+w = {c["class"]: c.get("weight") for c in a["classes"]}
 exp = {"1:1": None, "1:2": None, "1:3": None,
        "1:11": 1, "1:12": 5, "1:13": 1, "1:14": 3}
 errors = []
@@ -204,7 +206,7 @@ if a["options"]["weights"] != [1, 5, 1, 3]:
 for k in a["options"]:
     if k != "weights" and a["options"][k] != b["options"][k]:
         errors.append("option %s changed" % k)
-tw = {h: c["weight"] for h, c in tc.items()}
+tw = {h: c.get("weight") for h, c in tc.items()}
 if tw != exp:
     errors.append("tc reads the class weights as %r" % tw)
 for e in errors:
@@ -244,7 +246,7 @@ test_errors() {
 	expect_rc 3 ctl set dev "$DEV" weight 1:16=2
 	expect_err "class 1:16 does not exist on $DEV"
 	expect_rc 1 ctl set dev "$DEV" burst 12qq
-	expect_err 'invalid burst "12qq"'
+	expect_err 'Illegal "burst": "12qq"'
 	expect_rc 1 ctl set dev "$DEV" weight 1:11
 	expect_rc 1 ctl set dev "$DEV" burst 1mb burst 2mb
 	expect_err 'duplicate "burst"'
@@ -422,6 +424,245 @@ test_valgrind() {
 	expect_rc 0 "${vg[@]}" "$CTL" watch dev "$DEV" --count 2 --interval 0.2
 }
 
+
+# ------------------------------------------------- one grammar, one table
+
+# opts_json DEV: the options of DEV's aiclass as aiclassctl reads them.
+opts_json() {
+	ctl -j show dev "$1" --interval 0 | python3 -c '
+import json, sys
+print(json.dumps(json.load(sys.stdin)["instances"][0]["options"], sort_keys=True))'
+}
+
+# tc_opts TC DEV: the options text of "TC qdisc show", as add reads it.
+tc_opts() {
+	"$1" qdisc show dev "$2" | sed -n 's/^qdisc aiclass [0-9a-f]*: root refcnt [0-9]* //p'
+}
+
+# ctl_opts DEV: the options line of "aiclassctl show".
+ctl_opts() {
+	ctl show dev "$1" --interval 0 | sed -n '2s/^  //p'
+}
+
+# What the module accepts beyond the defaults, each value of every option
+# the table knows: off forms, units, class minors, maps.
+ROUNDTRIP_CONFIGS=(
+	""
+	"lat_bands 5 train_classes 7 weights 9 8 7 6 5 4 3 burst 1500kb train_share 33 thresholds 1000 3k 9999 1mb elephant 3mb idle 1500us flows 4096 limit 20000 memory_limit 100mb ce_threshold 2500us rate 12345678bit roce_port 6000 priomap 1 5 11 17 auto 2 1:3 1:4 auto auto 12 13 14 15 16 1:11 default_class 1:13 lat_limit 77 quantum 9001"
+	"lat_bands 1 train_classes 16 burst 64mb train_share 0 elephant 1gb idle 10s flows 16 limit 16 memory_limit 64kb ce_threshold 0 rate 0 noroce default_class 20 lat_limit 1 quantum 256"
+	"ce_threshold 10s rate 100gbit roce_port 65535 priomap auto 1"
+)
+ROUNDTRIP_NEW_CONFIGS=(
+	"target 10us interval 100us noecn forget off dscpmap 26:11,46:1,48:1 split_gso"
+	"target 1s interval 10s ecn forget 3600s dscpmap ef:2,cs1:11,0:3 no_split_gso rate 8kbit"
+)
+
+# roundtrip TC CONFIG: TC adds CONFIG on $DEV; what TC shows, aiclassctl set
+# applies to $RT2; what aiclassctl shows, TC applies to $RT3; all three
+# configurations are the same.
+roundtrip() {
+	local tc=$1 cfg=$2 a b
+	# shellcheck disable=SC2086
+	"$tc" qdisc replace dev "$DEV" root handle 1: aiclass $cfg ||
+		fail "$tc refused: $cfg"
+	a=$(tc_opts "$tc" "$DEV")
+	echo "$tc shows: $a"
+	tc qdisc replace dev "$RT2" root handle 1: aiclass
+	# shellcheck disable=SC2086
+	ctl set dev "$RT2" $a || fail "aiclassctl set refused what $tc printed"
+	b=$(ctl_opts "$RT2")
+	echo "aiclassctl shows: $b"
+	# shellcheck disable=SC2086
+	"$tc" qdisc replace dev "$RT3" root handle 1: aiclass $b ||
+		fail "$tc refused what aiclassctl printed"
+	[ "$(opts_json "$DEV")" = "$(opts_json "$RT2")" ] ||
+		fail "tc -> aiclassctl: $(opts_json "$DEV") != $(opts_json "$RT2")"
+	[ "$(opts_json "$RT2")" = "$(opts_json "$RT3")" ] ||
+		fail "aiclassctl -> tc: $(opts_json "$RT2") != $(opts_json "$RT3")"
+	[ "$a" = "$(tc_opts "$tc" "$RT3")" ] || fail "tc text differs after the round trip"
+	[ "$b" = "$(ctl_opts "$DEV")" ] || fail "aiclassctl text differs after the round trip"
+	# tc -j and aiclassctl -j: the same keys and raw values
+	"$tc" -j qdisc show dev "$DEV" | python3 -c '
+import json, sys
+q = [q for q in json.load(sys.stdin) if q["kind"] == "aiclass"][0]
+print(json.dumps(q["options"], sort_keys=True))' >"$TMP/tcj"
+	[ "$(cat "$TMP/tcj")" = "$(opts_json "$DEV")" ] ||
+		fail "tc -j $(cat "$TMP/tcj") != aiclassctl -j $(opts_json "$DEV")"
+}
+
+# Is option NAME one the module knows? (It refuses unknown attributes.)
+module_knows() {
+	tc qdisc replace dev "$RT3" root handle 1: aiclass "$@" 2>/dev/null
+}
+
+test_roundtrip() {
+	local tc cfg tcs=(tc) n=0
+	local tc615=${AICLASS_TC615:-/var/cache/aiclass-tc615/root/sbin/tc}
+	[ -x "$tc615" ] && tcs+=("$tc615")
+	for tc in "${tcs[@]}"; do
+		for cfg in "${ROUNDTRIP_CONFIGS[@]}"; do
+			roundtrip "$tc" "$cfg"
+			n=$((n + 1))
+		done
+		for cfg in "${ROUNDTRIP_NEW_CONFIGS[@]}"; do
+			if ! module_knows target 5ms; then
+				echo "this module has no CoDel options yet: not round-tripped: $cfg"
+				continue
+			fi
+			roundtrip "$tc" "$cfg"
+			n=$((n + 1))
+		done
+	done
+	echo "$n configurations round-tripped with ${tcs[*]}"
+}
+
+# The table of tools/lib/aiclass against the module's policy: every scalar
+# option's min and max are accepted, min-1 and max+1 refused (sent raw,
+# past both parsers), and a fresh qdisc dumps the table's defaults.
+test_table_matches_module() {
+	ctl -j options >"$TMP/table.json"
+	tc qdisc replace dev "$RT3" root handle 1: aiclass
+	opts_json "$RT3" >"$TMP/defaults.json"
+	python3 - "$TMP/table.json" "$TMP/defaults.json" "$RT3" <<'PY'
+import json, socket, struct, sys
+table = json.load(open(sys.argv[1]))
+defaults = json.load(open(sys.argv[2]))
+ifindex = socket.if_nametoindex(sys.argv[3])
+sk = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, socket.NETLINK_ROUTE)
+sk.bind((0, 0))
+seq = 0
+
+def attr(t, payload):
+    n = 4 + len(payload)
+    return struct.pack("HH", n, t) + payload + b"\0" * (-n % 4)
+
+def send(opts):
+    """RTM_NEWQDISC replace of root aiclass 1: with opts: the errno."""
+    global seq
+    seq += 1
+    body = struct.pack("BxxxiIII", 0, ifindex, 0x10000, 0xffffffff, 0)
+    body += attr(1, b"aiclass\0") + attr(2 | 0x8000, opts)
+    hdr = struct.pack("IHHII", 16 + len(body), 36, 0x1 | 0x4 | 0x400 | 0x100, seq, 0)
+    sk.send(hdr + body)
+    while True:
+        data = sk.recv(65536)
+        n, kind, _, s, _ = struct.unpack_from("IHHII", data, 0)
+        if kind == 2 and s == seq:
+            return -struct.unpack_from("i", data, 16)[0]
+
+fmt = {1: "B", 2: "H", 4: "I", 8: "Q"}
+errors, checked = [], 0
+TRAIN_CLASSES = 2
+for o in table:
+    w = o["width"]
+    if o["name"] in ("weights", "thresholds", "priomap", "dscpmap"):
+        continue
+    # default_class must name an existing class: all 16 of them
+    extra = attr(TRAIN_CLASSES, struct.pack("B", 16)) if o["name"] == "default_class" else b""
+    def val(v):
+        return extra + attr(o["attr"], struct.pack(fmt[w], v))
+    cases = [(o["min"], True)]
+    if w < 8:
+        cases.append((o["max"], True))
+        if o["max"] + 1 < (1 << (8 * w)):
+            cases.append((o["max"] + 1, False))
+    # 0 is off where the option has an off form
+    if o["min"] > 0 and not (o["min"] == 1 and (o["off"] or o["neg"])):
+        cases.append((o["min"] - 1, False))
+    for v, ok in cases:
+        err = send(val(v))
+        checked += 1
+        if (err == 0) != ok:
+            errors.append("%s %d: the module %s it, the table says %s" %
+                          (o["name"], v, "accepts" if err == 0 else "refuses (errno %d)" % err,
+                           "accept" if ok else "refuse"))
+    if o["default"] is not None and o["name"] in defaults and defaults[o["name"]] != o["default"]:
+        errors.append("%s: the module's default is %r, the table's %r" %
+                      (o["name"], defaults[o["name"]], o["default"]))
+    if o["default"] is not None and o["name"] not in defaults:
+        errors.append("%s: the module does not dump it" % o["name"])
+print("%d values of %d options checked against the module" % (checked, len(table)))
+for e in errors:
+    print(e)
+sys.exit(1 if errors else 0)
+PY
+}
+
+# --help, the man page and the code list the same options and commands.
+test_help_matches_man() {
+	local man=$TOP/tools/aiclassctl/aiclassctl.8
+	ctl --help >"$TMP/help.txt"
+	python3 - "$TMP/help.txt" "$man" <<'PY'
+import re, subprocess, sys
+help_text = open(sys.argv[1]).read()
+man = open(sys.argv[2]).read()
+# words of the option table: the lines after "Options of set", up to
+# the line of units
+opts = set()
+for line in help_text.split("Options of set")[1].split("  SIZE:")[0].splitlines()[1:]:
+    m = re.match(r"  (\w+)(?: (?!\|)\S+)?(?: \| (\w+))?\s", line)
+    if m:
+        opts.update(w for w in m.groups() if w)
+flags = set(re.findall(r"(?<![\w-])(--?[a-zA-Z][\w-]*)", help_text))
+# the man page: the tag line of every .TP in OPTIONS (keyword, and the
+# \fBnegation\fR); the flags of its SYNOPSIS
+sect = man.split(".SH OPTIONS")[1].split(".SH ")[0]
+man_opts = set()
+for tag in re.findall(r"^\.TP\n(.*)$", sect, re.M):
+    m = re.match(r"\.B[IR]? +\"?(\w+)", tag)
+    if m:
+        man_opts.add(m.group(1))
+    man_opts.update(re.findall(r"\\fB(\w+)\\fR", tag))
+syn = man.split(".SH SYNOPSIS")[1].split(".SH ")[0]
+man_flags = set(f.replace("\\-", "-") for f in re.findall(r"(?<![\w-])((?:\\-){1,2}[a-zA-Z][\w-]*)", syn))
+errors = []
+for w in sorted(opts - man_opts):
+    errors.append("option %s: in --help, not in the man page's OPTIONS" % w)
+for w in sorted(man_opts - opts):
+    errors.append("option %s: in the man page's OPTIONS, not in --help" % w)
+for f in sorted(flags ^ man_flags):
+    errors.append("flag %s: only in %s" % (f, "--help" if f in flags else "the man page"))
+print("%d options, %d flags compared" % (len(opts), len(flags)))
+for e in errors:
+    print(e)
+sys.exit(1 if errors else 0)
+PY
+	local c
+	for c in show set watch apply profile options help; do
+		expect_rc 0 ctl help "$c"
+		grep -q "^Usage: aiclassctl .*$c" "$TMP/out" || fail "help $c prints no usage"
+		[ "$c" = help ] || expect_rc 0 ctl "$c" help
+	done
+	expect_rc 1 ctl help nosuch
+	[ "$(wc -l <"$TMP/err")" -eq 1 ] || fail "an error is one line"
+}
+
+# The parser: profiles give the documented maps, compact JSON by default.
+test_profiles_parse() {
+	local got
+	got=$(ctl -j profile roce --check | json_get /dev/stdin 'sorted((i, c) for i, c in enumerate(d["options"]["dscpmap"]) if c)')
+	check_eq "$got" "[(26, 17), (46, 1), (48, 1)]" "roce dscpmap (DSCP, minor)"
+	got=$(ctl -j profile diffserv --check | json_get /dev/stdin 'sorted((i, c) for i, c in enumerate(d["options"]["dscpmap"]) if c)')
+	check_eq "$got" "[(1, 17), (8, 17), (10, 3), (12, 3), (14, 3), (16, 2), (18, 2), (20, 2), (22, 2), (24, 2), (26, 2), (28, 2), (30, 2), (32, 1), (34, 2), (36, 2), (38, 2), (40, 1), (44, 1), (46, 1), (48, 1), (56, 1)]" "diffserv dscpmap"
+	[ "$(ctl -j set --check burst 1mb | wc -l)" -eq 1 ] || fail "-j is not compact"
+	[ "$(ctl -j -p set --check burst 1mb | wc -l)" -gt 1 ] || fail "-p does not indent"
+	expect_rc 1 ctl set --check limit 10240p
+	expect_err 'Illegal "limit"'
+	expect_rc 1 ctl set --check priomap 0
+	expect_rc 1 ctl set --check dscpmap 64:1
+	expect_rc 1 ctl set --check dscpmap 26:9
+}
+
+# Classes by minor alone, whatever handle the kernel gave the qdisc.
+test_minor_alone() {
+	tc qdisc del dev "$DEV" root 2>/dev/null || true
+	tc qdisc add dev "$DEV" root aiclass
+	ctl set dev "$DEV" 12=5 weight :13=3
+	ctl -j show dev "$DEV" --interval 0 >"$TMP/m.json"
+	got=$(json_get "$TMP/m.json" 'd["instances"][0]["options"]["weights"]')
+	check_eq "$got" "[1, 5, 3, 1]" "weights set by minor on handle $(json_get "$TMP/m.json" 'd["instances"][0]["handle"]')"
+}
+
 # ------------------------------------------------------------------ main
 
 [ -x "$CTL" ] || skip "tools/aiclassctl/aiclassctl is not built (make -C tools/aiclassctl)"
@@ -433,8 +674,13 @@ sysctl -qw "net.ipv6.conf.$DEV.disable_ipv6=1"
 ip link set "$DEV" up
 ip addr add 10.77.0.1/24 dev "$DEV"
 ip neigh add 10.77.0.2 lladdr 02:00:00:00:00:02 dev "$DEV" nud permanent
+for d in "$RT2" "$RT3"; do
+	ip link add "$d" type dummy || ktap_bail "cannot add a dummy device"
+	defer ip link del "$d"
+	ip link set "$d" up
+done
 
-ktap_plan 13
+ktap_plan 18
 run_case "show --json is valid and matches tc -s -j" test_show_json_matches_tc
 run_case "show prints config, stats and the class table" test_show_text
 run_case "set changes exactly the options it names" test_set_exactly
@@ -448,4 +694,9 @@ run_case "apply --create installs aiclass" test_apply_create
 run_case "profiles training, inference, mixed" test_profiles
 run_case "several instances under mq" test_mq_instances
 run_case "show, set and watch are clean under valgrind" test_valgrind
+run_case "what tc prints aiclassctl reads, and back, same config" test_roundtrip
+run_case "the option table's ranges and defaults are the module's" test_table_matches_module
+run_case "--help, help COMMAND and the man page agree" test_help_matches_man
+run_case "profiles roce and diffserv parse to their dscpmaps" test_profiles_parse
+run_case "class minors alone on a qdisc without handle 1:" test_minor_alone
 ktap_finish
