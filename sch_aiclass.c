@@ -1371,7 +1371,7 @@ static int aiclass_stage(struct nlattr **tb, struct aiclass_config *cfg,
 		cfg->rate = nla_get_u64(tb[TCA_AICLASS_RATE]);
 		if (cfg->rate && cfg->rate < AICLASS_MIN_RATE) {
 			NL_SET_ERR_MSG_ATTR(extack, tb[TCA_AICLASS_RATE],
-					    "rate must be 0 (off) or at least 1000 bytes/s");
+					    "rate must be 0 (off) or at least 64 bytes/s (512bit)");
 			return -EINVAL;
 		}
 	}

@@ -70,7 +70,7 @@
 #define AICLASS_MAX_FORGET		(3600U * 1000 * 1000)	/* us */
 #define AICLASS_DSCPMAP_LEN		64	/* DSCP 0 .. 63 */
 #define AICLASS_DSCPMAP_AUTO		0	/* dscpmap entry: next route */
-#define AICLASS_MIN_RATE		1000			/* bytes/s */
+#define AICLASS_MIN_RATE		64			/* bytes/s */
 
 /* Qdisc options: nested in TCA_OPTIONS. */
 enum {

@@ -169,12 +169,26 @@ print(" ".join(str(n[c]) for c in (1, 2, 3, 0x11)))')
 	check_eq "$got" "$expect" "packets in 1:1 1:2 1:3 1:11 for one 400 KB burst"
 	check_eq "$(aiclass_xstat demotions)" 3 "demotions"
 
+	# The burst was an elephant: after an idle shorter than forget the
+	# flow's next burst starts as training.
 	tc qdisc change dev "$DEV" root aiclass idle 100ms
 	sleep 0.3
 	send 7000 -n 10 -s 1000 -S 7700
+	check_eq "$(class_stat 1:11 pkts)" "$(( ${expect##* } + 10 ))" \
+		"remembered elephant's next burst starts in 1:11"
+	check_eq "$(aiclass_xstat remembered)" 1 "bursts remembered as training"
+	# That burst was small: the one after it starts in 1:1 again.
+	sleep 0.3
+	send 7000 -n 10 -s 1000 -S 7700
 	c=$(class_stat 1:1 pkts)
-	check_eq "$c" "$(( ${expect%% *} + 10 ))" "new burst after idle starts in 1:1"
+	check_eq "$c" "$(( ${expect%% *} + 10 ))" "small burst's successor starts in 1:1"
 	[ "$(aiclass_xstat idle_resets)" -ge 1 ] || fail "idle_resets not counted"
+	# An elephant quiet for longer than forget is forgotten.
+	tc qdisc change dev "$DEV" root aiclass forget 200ms
+	send 7000 -n 300 -s 1000 -S 7701
+	sleep 0.5
+	send 7000 -n 10 -s 1000 -S 7701
+	check_eq "$(aiclass_xstat remembered)" 1 "elephants remembered past forget"
 }
 
 # Distinct flows never share a queue while their set has a free way: eight
@@ -185,7 +199,7 @@ print(" ".join(str(n[c]) for c in (1, 2, 3, 0x11)))')
 test_flow_table_crowded() {
 	local pid
 	dev_setup
-	aq flows 16 rate 80kbit
+	aq flows 16 rate 80kbit target 1s interval 10s
 	send 7000 -n 3 -s 1000 -S 7800 -f 4 -p 0x10011 &
 	pid=$!
 	send 7000 -n 3 -s 1000 -S 7804 -f 4 -p 0x10012
@@ -202,7 +216,7 @@ test_flow_table_crowded() {
 test_flow_table_overflow() {
 	local shared
 	dev_setup
-	aq flows 16 rate 100kbit
+	aq flows 16 rate 100kbit target 1s interval 10s
 	send 7000 -n 3 -s 1000 -S 7900 -f 24 -p 0x10011
 	echo "flows in the table after the sends: $(aiclass_xstat active_flows)"
 	wait_drained
@@ -261,17 +275,24 @@ test_guard_share() {
 }
 
 test_strict_priority_under_guard() {
-	local lo
+	local lo drops
 	dev_setup
-	aq rate 10mbit train_share 10
+	# A shaper slow enough that pktgen oversubscribes 1:1 on any kernel,
+	# a debug kernel included; 1:1's band-limit drops below show it did.
+	aq rate 2mbit train_share 10 lat_limit 50
 	pg_reset
 	pg_flow 1 0 0x10001
 	pg_flow 2 0 0x10002
 	pg_flow 3 1 0x10011
 	pg_start
 	sleep 2
+	drops=$(class_stat 1:1 dropped)
 	window 8 1 2 11
+	drops=$(($(class_stat 1:1 dropped) - drops))
 	pg_stop
+	echo "1:1 dropped $drops packets at its band limit in the window"
+	[ "$drops" -gt 0 ] ||
+		fail "1:1 was not oversubscribed (no band-limit drops): the case shows nothing"
 	echo "1:1 $(pct "$W_1" "$W_TOTAL")%, 1:2 $(pct "$W_2" "$W_TOTAL")%, 1:11 $(pct "$W_11" "$W_TOTAL")%"
 	# 1:2 waits for 1:1 even while the guard serves training.
 	lo=$(pct "$W_2" "$W_TOTAL")
@@ -394,16 +415,24 @@ test_change_under_traffic() {
 	# flows with them, go to 1:11, which every step keeps.  Left to auto,
 	# the training flows' small bursts would land in 1:1 and overflow its
 	# lat_limit as soon as a change takes a while (a debug kernel).
-	aq rate 20mbit limit 100000 memory_limit 256mb lat_bands 4 \
+	aq rate 4mbit limit 100000 memory_limit 256mb lat_bands 4 \
+		target 1s interval 10s \
 		priomap 1:11 auto auto auto auto auto auto auto \
 		auto auto auto auto auto auto auto auto
 	pg_reset
 	# Latency at a fifth of the shaper rate, training at its whole rate:
 	# a queue builds, far below the limits, and every change below meets
 	# queued packets.
-	pg_flow 1 0 0x10004 delay 2000000
-	pg_flow 2 1 0x10012 delay 400000 flag UDPSRC_RND udp_src_min 1 udp_src_max 500
+	# (Packet rates a debug kernel's pktgen keeps up with.)
+	pg_flow 1 0 0x10004 delay 10000000
+	pg_flow 2 1 0x10012 delay 2000000 flag UDPSRC_RND udp_src_min 1 udp_src_max 500
 	pg_start
+	for i in $(seq 50); do
+		[ "$(qlen_now)" -gt 20 ] && break
+		sleep 0.1
+	done
+	[ "$(qlen_now)" -gt 20 ] ||
+		fail "no queue built: the changes would meet an empty qdisc"
 	for i in 1 2 3; do
 		tc qdisc change dev "$DEV" root aiclass lat_bands 2
 		tc qdisc change dev "$DEV" root aiclass train_classes 1
@@ -412,7 +441,7 @@ test_change_under_traffic() {
 		tc class change dev "$DEV" classid 1:12 aiclass weight 7
 		tc qdisc change dev "$DEV" root aiclass lat_bands 8 burst 16kb \
 			train_share 30 idle 2ms ce_threshold 1ms quantum 3000
-		tc qdisc change dev "$DEV" root aiclass flows 1024 rate 25mbit \
+		tc qdisc change dev "$DEV" root aiclass flows 1024 rate 5mbit \
 			lat_bands 4 limit 50000
 		sleep 0.3
 	done
@@ -436,8 +465,8 @@ test_shrink_limit_drops_excess() {
 	pg_start
 	sleep 2
 	pg_stop
-	# Next to no dequeue from here on: a packet each 1000 s.
-	tc qdisc change dev "$DEV" root aiclass rate 8bit
+	# Next to no dequeue from here on: a packet each 16 s.
+	tc qdisc change dev "$DEV" root aiclass rate 512bit
 	sleep 0.2
 	qlen=$(qlen_now)
 	[ "$qlen" -gt 100 ] || fail "no queue built ($qlen packets)"
@@ -448,6 +477,18 @@ test_shrink_limit_drops_excess() {
 		"packets dropped by the shrink"
 	tc qdisc change dev "$DEV" root aiclass rate 0
 	wait_drained
+}
+
+# A shaper whose burst (4 quanta at the rate) is longer than the time
+# since boot once stalled for good: its virtual clock started before 0.
+test_slow_rate_after_boot() {
+	dev_setup
+	# 4 quanta of 1 MB at 64 bytes/s: 18 hours, longer than any uptime
+	# here.
+	aq rate 512bit quantum 1048576
+	send 7000 -n 3 -s 100 -S 7950
+	wait_drained
+	check_eq "$(class_stat 1:1 pkts)" 3 "packets sent by the slowest shaper"
 }
 
 # ------------------------------------------------------ bad requests ----
@@ -508,7 +549,7 @@ test_unload_under_traffic() {
 }
 
 aiclass_load
-ktap_plan 19
+ktap_plan 20
 run_case "classify: skb->priority" test_route_priority
 run_case "classify: tc filters, shot counted" test_route_filter
 run_case "classify: priomap" test_route_priomap
@@ -526,6 +567,7 @@ run_case "memory_limit holds under a flood" test_memory_flood
 run_case "latency band limit" test_latency_band_limit
 run_case "change under traffic loses no packet" test_change_under_traffic
 run_case "shrinking limit drops only the excess" test_shrink_limit_drops_excess
+run_case "slowest shaper right after boot does not stall" test_slow_rate_after_boot
 run_case "bad values refused with extack, config unchanged" test_bad_values
 run_case "unload refused while in use, clean after" test_unload_under_traffic
 ktap_finish

@@ -2,9 +2,12 @@
 # SPDX-License-Identifier: GPL-2.0
 """Send UDP datagrams with a chosen skb->priority, TOS and first payload
 byte, so the aiclass selftests can drive each classification route (the
-priority, the priomap, RoCEv2 opcodes, burst sizes) packet by packet."""
+priority, the priomap, RoCEv2 opcodes, burst sizes) packet by packet.
+Bytes 1-4 of every payload of 5 bytes or more carry the datagram's
+sequence number in its flow (big endian, from 0), for udprecv.py."""
 import argparse
 import socket
+import struct
 import time
 
 
@@ -18,8 +21,11 @@ def main():
     p.add_argument("-p", "--priority", type=lambda v: int(v, 0), default=0,
                    help="SO_PRIORITY, e.g. 0x10011 for class 1:11")
     p.add_argument("-t", "--tos", type=lambda v: int(v, 0), default=0)
-    p.add_argument("-b", "--first-byte", type=lambda v: int(v, 0),
-                   default=0, help="first payload byte (RoCE BTH opcode)")
+    p.add_argument("-b", "--first-byte",
+                   type=lambda v: [int(b, 0) for b in v.split(",")],
+                   default=[0], help="first payload byte (RoCE BTH opcode); "
+                   "a comma-separated list is used in turn, datagram by "
+                   "datagram of each flow")
     p.add_argument("-S", "--sport", type=int, default=0)
     p.add_argument("-f", "--flows", type=int, default=1,
                    help="flows from source ports SPORT, SPORT+1, ..., "
@@ -38,8 +44,13 @@ def main():
         if a.sport:
             s.bind(("0.0.0.0", a.sport + i))
         socks.append(s)
-    payload = bytes([a.first_byte]) + bytes(max(a.size - 1, 0))
-    for _ in range(a.count):
+    rest = bytes(max(a.size - 5, 0))
+    for k in range(a.count):
+        first = bytes([a.first_byte[k % len(a.first_byte)]])
+        if a.size >= 5:
+            payload = first + struct.pack("!I", k & 0xffffffff) + rest
+        else:
+            payload = first + bytes(max(a.size - 1, 0))
         for s in socks:
             s.sendto(payload, (a.dst, a.port))
         if a.interval:

@@ -1,0 +1,189 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# aiclass with training traffic in steady state: real TCP (cubic, no ECN,
+# GSO/TSO on) through a 20 Mbit bottleneck, measured for 20 s after a
+# 10 s warm-up that fills any buffer, against fq_codel in the same boot:
+# the bulk flows' RTT, DRR weights between TCP classes, memory use; and
+# two packet-level rules: a RoCE queue pair's acks do not drag its data
+# into 1:1, and a crowded flow table never reorders a flow.
+. "$(dirname "$0")/lib.sh"
+
+RATE=20mbit
+WARM=10
+MEASURE=20
+SEND="python3 $TOP/selftests/udpsend.py"
+RECV="python3 $TOP/selftests/udprecv.py"
+
+# ------------------------------------------------------------- helpers ----
+
+# iperf_servers PORT...: an iperf3 server per port in $RCV.
+iperf_servers() {
+	local p
+	for p in "$@"; do
+		ns_bg "$RCV" iperf3 -s -p "$p" >/dev/null
+	done
+	for p in "$@"; do
+		wait_listen "$RCV" "$p"
+	done
+}
+
+# iperf_client PORT FLOWS SECONDS: bulk TCP from $SND in the background.
+iperf_client() {
+	ns_bg "$SND" iperf3 -c "$RCV_IP" -p "$1" -P "$2" -t "$3" -J \
+		>/dev/null
+}
+
+# srtt_median SECONDS PORT: the median smoothed RTT (ms) of $SND's TCP
+# connections to PORT, sampled every second for SECONDS.
+srtt_median() {
+	local end=$((SECONDS + $1)) out
+	out=$(mktemp)
+	while [ $SECONDS -lt $end ]; do
+		ns_exec "$SND" ss -tin "dport = :$2" |
+			grep -oE ' rtt:[0-9.]+' | cut -d: -f2 >>"$out"
+		sleep 1
+	done
+	sort -n "$out" | awk '{ v[NR] = $1 } END {
+		if (NR == 0) { print "nan"; exit }
+		print v[int((NR + 1) / 2)] }'
+	rm -f "$out"
+}
+
+# class_bytes: "CLASS BYTES" for every class of the qdisc under test.
+class_bytes() {
+	dut_tc -s class show dev "$DUT_DEV" |
+		awk '$1 == "class" { c = $3 } $1 == "Sent" { print c, $2 }'
+}
+
+# aqm_stat KEY: a qdisc stat of aiclass in the router.
+aqm_stat() {
+	TCNS=$RTR DEV=$DUT_DEV aiclass_xstat "$1"
+}
+
+# bulk_rtt KIND OPTIONS...: the median RTT of 8 bulk TCP flows through the
+# bottleneck with KIND as the qdisc under test, after the warm-up.
+bulk_rtt() {
+	dut_qdisc "$@"
+	iperf_client 5201 8 $((WARM + MEASURE + 2))
+	sleep "$WARM"
+	srtt_median "$MEASURE" 5201
+}
+
+# ---------------------------------------------------------------- cases ----
+
+# Forwarded bulk TCP gets no TSQ back-pressure: without AQM it fills the
+# buffer (seconds of queue at 20 Mbit).  CoDel on every flow queue keeps
+# the queue, and so the RTT, at fq_codel's level; memory stays a fraction
+# of memory_limit.
+test_bulk_rtt() {
+	local fq ai mem
+	iperf_servers 5201
+	fq=$(bulk_rtt fq_codel)
+	sleep 3
+	ai=$(bulk_rtt aiclass)
+	mem=$(aqm_stat memory_used)
+	echo "median RTT of 8 bulk flows: fq_codel ${fq} ms, aiclass ${ai} ms"
+	echo "aiclass: memory_used $mem B, aqm drops $(aqm_stat drop_aqm)," \
+		"overlimit drops $(aqm_stat drop_overlimit)"
+	awk -v a="$ai" -v f="$fq" 'BEGIN { exit !(f > 0 && a <= 1.5 * f) }' ||
+		fail "aiclass RTT ${ai} ms is above 1.5x fq_codel's ${fq} ms"
+	[ "$mem" -lt $((32 * 1024 * 1024 / 8)) ] ||
+		fail "memory_used $mem B is not far below memory_limit (32 MB)"
+	[ "$(aqm_stat drop_aqm)" -gt 0 ] || fail "CoDel never dropped"
+}
+
+# Three TCP classes weighted 1:2:4, two flows each, all backlogged: byte
+# shares within 5 % of 1/7, 2/7, 4/7 once the buffers are full.
+test_drr_weights_tcp() {
+	local s0 s1 c w got total
+	iperf_servers 5211 5212 5213
+	dut_qdisc aiclass train_classes 3 weights 1 2 4
+	for c in 1 2 3; do
+		dut_tc filter add dev "$DUT_DEV" parent 1: protocol ip prio "$c" \
+			u32 match ip dport "521$c" 0xffff classid "1:1$c"
+		iperf_client "521$c" 2 $((WARM + MEASURE + 2))
+	done
+	sleep "$WARM"
+	s0=$(class_bytes)
+	sleep "$MEASURE"
+	s1=$(class_bytes)
+	total=0
+	for c in 11 12 13; do
+		got=$(( $(awk -v c="1:$c" '$1 == c { print $2 }' <<<"$s1") -
+			$(awk -v c="1:$c" '$1 == c { print $2 }' <<<"$s0") ))
+		eval "B_$c=$got"
+		total=$((total + got))
+	done
+	echo "$total bytes in ${MEASURE} s"
+	for c in 11 12 13; do
+		w=$((1 << (c - 11)))
+		within_pct "$(eval echo "\$B_$c")" "$((total * w / 7))" 5 \
+			"bytes of 1:$c (weight $w)"
+	done
+}
+
+# A RoCEv2 queue pair sends data (RDMA WRITE ONLY, opcode 0x0a) and
+# acknowledgements (0x11) on one 5-tuple.  Its acks go to 1:1 in queues of
+# their own; its data stays in training.
+test_roce_qp_acks() {
+	local train lat sent_acks=300
+	dut_qdisc aiclass rate 8mbit
+	# 10 data packets of 1000 bytes, then an ack of 28 bytes, in turn.
+	ns_exec "$SND" $SEND "$RCV_IP" 4791 -S 49152 -n $((sent_acks * 11)) \
+		-s 1000 -b 0x0a,0x0a,0x0a,0x0a,0x0a,0x0a,0x0a,0x0a,0x0a,0x0a,0x11
+	sleep 6
+	read -r lat lat_bytes <<<"$(dut_tc -s class show dev "$DUT_DEV" | awk '
+		$1 == "class" { c = $3 }
+		c == "1:1" && $1 == "Sent" { print $4, $2; exit }')"
+	train=$(dut_tc -s class show dev "$DUT_DEV" | awk '
+		$1 == "class" { c = $3 } c == "1:11" && $1 == "Sent" { print $2; exit }')
+	echo "1:1 sent $lat packets ($lat_bytes bytes) for $sent_acks acks;" \
+		"1:11 sent $train bytes"
+	echo "flows moved $(aqm_stat flows_moved), roce $(aqm_stat cls_roce)"
+	[ "$lat" -le $((sent_acks + 10)) ] ||
+		fail "1:1 sent $lat packets, more than the $sent_acks acks"
+	awk -v t="$train" -v l="$lat_bytes" 'BEGIN {
+		printf "training carried %.1f%% of the QP bytes\n", 100 * t / (t + l)
+		exit !(t / (t + l) >= 0.9) }' ||
+		fail "training carried under 90 % of the QP's bytes"
+	check_eq "$(aqm_stat flows_moved)" 0 "queues moved between classes"
+}
+
+# 24 flows in a 16-slot table (two sets of eight ways), short and long
+# ones mixed, behind a slow shaper: slots drain and are claimed while
+# others are shared, and the receiver checks every flow's order.
+test_crowded_table_order() {
+	local out res
+	out=$(mktemp)
+	dut_qdisc aiclass flows 16 rate 2mbit target 1s interval 10s
+	ns_bg "$RCV" $RECV 7000 --quiet 3 --timeout 60 --ready "$out.ready" \
+		>"$out"
+	for _ in $(seq 50); do [ -e "$out.ready" ] && break; sleep 0.1; done
+	ns_exec "$SND" $SEND "$RCV_IP" 7000 -S 40000 -f 12 -n 4 -s 500 \
+		-p 0x10011 &
+	ns_exec "$SND" $SEND "$RCV_IP" 7000 -S 41000 -f 12 -n 60 -s 500 \
+		-p 0x10011
+	wait
+	for _ in $(seq 150); do [ -s "$out" ] && break; sleep 0.2; done
+	res=$(cat "$out")
+	rm -f "$out" "$out.ready"
+	echo "receiver: $res; flows_shared $(aqm_stat flows_shared)"
+	[ "$(aqm_stat flows_shared)" -gt 0 ] ||
+		fail "no flow shared a slot: the case tests nothing"
+	read -r _ got _ reord _ flows <<<"$res"
+	check_eq "$flows" 24 "flows received"
+	check_eq "$reord" 0 "datagrams received out of order"
+	check_eq "$got" $((12 * 4 + 12 * 60)) "datagrams received"
+}
+
+ktap_header
+require_cmd iperf3 ss ethtool python3
+aiclass_load
+ktap_plan 4
+dumbbell_setup -r "$RATE" -d 5ms
+ns_exec "$SND" sysctl -qw net.ipv4.tcp_ecn=0 net.ipv4.tcp_congestion_control=cubic
+run_case "bulk TCP RTT within 1.5x fq_codel's, memory far below the limit" test_bulk_rtt
+run_case "DRR 1:2:4 between TCP classes within 5 % in steady state" test_drr_weights_tcp
+run_case "a RoCE QP's acks do not drag its data into 1:1" test_roce_qp_acks
+run_case "a crowded flow table never reorders a flow" test_crowded_table_order
+ktap_finish
