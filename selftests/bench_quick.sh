@@ -2,12 +2,16 @@
 # SPDX-License-Identifier: GPL-2.0
 # selftests/bench_quick.sh - keep `make bench` working: its BENCH_QUICK=1
 # smoke run (every phase, a few seconds each) end to end in this guest, and
-# the results folder it writes.  Nothing measured is asserted: under TCG a
-# few seconds of traffic mean nothing.
+# the results folder it writes.  No timing is asserted (under TCG a few
+# seconds of traffic mean nothing); one behaviour is: the accuracy phase's
+# share of each kind's bytes in training and latency classes.
 . "$(dirname "$0")/lib.sh"
 
 bench_out=/tmp/aiclass-bench-quick
-contenders="pfifo_fast fq_codel cake cake_diffserv4 ets prio aiclass aiclass_hints aiclass_rate"
+contenders="pfifo_fast fq_codel cake cake_diffserv4 ets prio fq aiclass aiclass_hints aiclass_rate"
+# fq has priority bands from Linux 6.7
+[ "$(uname -r | awk -F. '{ print $1 * 1000 + $2 }')" -lt 6007 ] ||
+	contenders="$contenders fq_hints"
 
 test_runs() {
 	rm -rf "$bench_out"
@@ -22,7 +26,7 @@ test_table() {
 	for c in $contenders; do
 		grep -q "^| $c |" "$bench_out/bench.md" || fail "no row for $c in bench.md"
 	done
-	grep -q "per-flow state <= 64 bytes: \*\*" "$bench_out/bench.md" ||
+	grep -q "per-flow state <= 80 bytes: \*\*" "$bench_out/bench.md" ||
 		fail "no targets in bench.md"
 	echo "bench.md: $(grep -c '^| ' "$bench_out/bench.md") table lines"
 }
@@ -41,12 +45,36 @@ for c in want:
     assert r["steps"], "%s: no collective step completed" % c
     assert r["training_mbit"] > 0, "%s: no training goodput (collective %s, UDP %s Mbit/s)" % (
         c, r["collective_mbit"], r["udp_mbit"])
+    assert r["train_rtt_n"], "%s: no RTT sample of the collective" % c
+    if c.startswith("aiclass"):
+        assert r["train_sojourn_avg_ms"] is not None, "%s: no training class sojourn" % c
 assert set(d["drr"]) == {"aiclass", "ets"}, "DRR shares missing"
-for c in ("pfifo_fast", "fq_codel", "aiclass"):
-    assert all(d["pps"][c].get(str(f)) or d["pps"][c].get(f)
-               for f in (16, 1000, 10000)), "%s: pktgen rates missing" % c
+for how in ("fair", "bypass"):
+    for c in ("pfifo", "fq_codel", "fq", "aiclass", "aiclass_codel"):
+        e = d["cost"][how].get(c, {})
+        assert all((e.get(str(f)) or e.get(f) or {}).get("pps_median")
+                   for f in (16, 1000, 10000)), "%s %s: pktgen rates missing" % (how, c)
 assert len(list(csv.DictReader(open(sys.argv[1] + "/bench.csv")))) >= len(want)
 print("bench.json: %d rows, %d targets" % (len(rows), len(d["targets"])))
+EOF
+}
+
+# The accuracy phase, defaults and no hints, over its window: at least 95 %
+# of the NCCL-like bytes in training classes and of the gRPC-like RPC bytes
+# in latency bands (make bench's own target is 99 %).
+test_accuracy() {
+	python3 - "$bench_out" <<'EOF' || fail "classification accuracy below 95 %"
+import json, sys
+acc = json.load(open(sys.argv[1] + "/bench.json"))["accuracy"]
+ok = True
+for kind, side in (("nccl", "training_frac"), ("rpc", "latency_frac"), ("short", "latency_frac")):
+    w = acc[kind]["window"]
+    v = w[side]
+    print("%s: %s of %d bytes in %s" % (kind, "n/a" if v is None else "%.2f %%" % (v * 100),
+          w["latency_bytes"] + w["training_bytes"], side.split("_")[0]))
+    if kind != "short" and (v is None or v < 0.95):
+        ok = False
+sys.exit(0 if ok else 1)
 EOF
 }
 
@@ -59,11 +87,12 @@ test_plots() {
 	echo "plots: $(cd "$bench_out" && ls ./*.png | tr '\n' ' ')"
 }
 
-ktap_plan 4
+ktap_plan 5
 aiclass_load
 require_cmd iperf3 python3
 run_case "make bench (BENCH_QUICK=1) runs end to end" test_runs
 run_case "bench.md has a row for every contender and the targets" test_table
 run_case "bench.json and bench.csv hold every contender's numbers" test_raw
+run_case "accuracy: >= 95 % of NCCL-like bytes in training, of RPC bytes in latency bands" test_accuracy
 run_case "the plots are written" test_plots
 ktap_finish

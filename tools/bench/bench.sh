@@ -1,26 +1,41 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
 # tools/bench/bench.sh - `make bench`: aiclass against pfifo_fast, fq_codel,
-# cake, ets and prio at the same shaped bottleneck under the same AI
+# cake, ets, prio and fq at the same shaped bottleneck under the same AI
 # traffic, side by side in one run of the test bed.
 #
 # On the host it boots the guest (tools/vm/run) and runs itself there.  The
-# dumbbell of selftests/lib.sh: HTB at $RATE_MBIT on the router's egress
-# with each contender as its leaf (aiclass also as root with its own
-# `rate`), netem $DELAY on the return path.  Per contender:
-#   idle:     RPC bursts (tools/bench/rpc.py) and a sockperf ping-pong
+# dumbbell of selftests/lib.sh with GSO/TSO/GRO on, TCP cubic without ECN:
+# HTB at $RATE_MBIT on the router's egress with each contender as its leaf
+# (aiclass also as root with its own `rate`), netem $DELAY on the return
+# path.  Phases:
+#   latency and training, per contender:
+#     idle:   RPC bursts (tools/bench/rpc.py) and a sockperf ping-pong
 #             alone, the latency floor;
-#   loaded:   a collective of $COLL_FLOWS TCP flows in lock-step
-#             (tools/bench/collective.py) + a UDP elephant to port 4791 at a
-#             quarter of the link (iperf3), and the same probes, timed;
-# then DRR shares against weights 1:2:4 (aiclass, ets; iperf3), and the
-# CPU cost per packet: pktgen queue_xmit into a dummy device with the
-# contender as root at 16, 1000 and 10000 flows.  tools/bench/report.py
-# turns the raw numbers into $OUT/bench.{md,csv,json} and PNG plots.
+#     loaded: a collective of $COLL_FLOWS TCP flows in lock-step
+#             (tools/bench/collective.py) + a UDP elephant to port 4791 at
+#             a quarter of the link (iperf3), and the same probes; after
+#             $WARM s of warm-up, $WIN s counted: link and training bytes,
+#             the collective's smoothed RTT (`ss -tin` on the sender, once
+#             a second) and every class's sojourn (`tc -s -j class show`);
+#   DRR: three classes weighted 1:2:4 (aiclass, ets), class bytes counted
+#     over $DRR_WIN s after $WARM s;
+#   accuracy: NCCL-like, gRPC-like and short-connection traffic at once,
+#     each kind through its own default aiclass under one HTB (see
+#     docs/benchmark.md): the share of each kind's bytes in training and
+#     latency classes;
+#   cost: pktgen queue_xmit into a dummy device, the contender as the child
+#     of a prio band (nobody bypasses), and as root (bypass allowed), at
+#     16, 1000 and 10000 flows, $PG_REPS interleaved runs; a perf profile;
+#     per-flow state from BTF and the module's debug info.
+# tools/bench/report.py turns the raw numbers into $OUT/bench.{md,csv,json},
+# PNG plots and $OUT/perf_aiclass.txt.
 #
 # BENCH_QUICK=1 (AICLASS_BENCH_QUICK=1 in the guest): a short smoke run of
 # every phase, written to results/quick (not committed) unless
 # AICLASS_BENCH_OUT says otherwise; it times nothing it could assert.
+# AICLASS_BENCH_SWEEP=1 adds rows with one auto-classification default
+# changed at a time.
 set -euo pipefail
 
 top=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
@@ -28,7 +43,7 @@ quick=${AICLASS_BENCH_QUICK:-${BENCH_QUICK:-}}
 [ "$quick" != 0 ] || quick=
 if [ -z "${AICLASS_VM:-}" ]; then
 	export AICLASS_BENCH_QUICK=$quick
-	exec "$top/tools/vm/run" -t "$([ -n "$quick" ] && echo 600 || echo 2700)" -- \
+	exec "$top/tools/vm/run" -t "$([ -n "$quick" ] && echo 900 || echo 3000)" -- \
 		tools/bench/bench.sh "$@"
 fi
 # shellcheck source=../../selftests/lib.sh
@@ -44,27 +59,32 @@ COLL_FLOWS=${AICLASS_BENCH_FLOWS:-8}
 COLL_STEP=${AICLASS_BENCH_STEP:-524288}
 UDP_MBIT=$((RATE_MBIT / 4))
 if [ -n "$quick" ]; then
-	SECS=${AICLASS_BENCH_SECONDS:-5}
+	WARM=2
+	WIN=${AICLASS_BENCH_SECONDS:-4}
 	IDLE_SECS=2
-	DRR_SECS=2
+	MIX_WARM=3
+	MIX_WIN=8
 	PG_COUNT=10000
 	PG_REPS=1
 	OUT=${AICLASS_BENCH_OUT:-$top/results/quick}
 else
-	SECS=${AICLASS_BENCH_SECONDS:-20}
+	WARM=${AICLASS_BENCH_WARM:-8}	# fills the buffers: not counted
+	WIN=${AICLASS_BENCH_SECONDS:-20}	# counted, in steady state
 	IDLE_SECS=8
-	DRR_SECS=10
+	MIX_WARM=8
+	MIX_WIN=${AICLASS_BENCH_SECONDS:-20}
 	PG_COUNT=${AICLASS_BENCH_PKTGEN_COUNT:-200000}
-	PG_REPS=2
+	PG_REPS=${AICLASS_BENCH_PKTGEN_REPS:-3}
 	OUT=${AICLASS_BENCH_OUT:-$top/results}
 fi
-WARM=2				# seconds of training before anything is counted
-WIN=$((SECS - WARM - 1))	# the counting window
+SECS=$((WARM + WIN + 1))	# the training load's run
 RPC_SECS=$((WIN - 1))		# the probes' own run (they take a while to start)
 PING_PORT=11111
 RPC_PORT=7000
 COLL_PORT=7100
+SHORT_PORT=7200
 ROCE_PORT=4791
+MIX_PEERS=2			# accuracy: NCCL-like servers, 7100 and 7101
 raw=/tmp/aiclass-bench
 rm -rf "$raw"
 mkdir -p "$raw" "$OUT"
@@ -75,6 +95,8 @@ log() {
 	echo "bench: $*" >&2
 }
 started=$(date +%s)
+kmaj=$(uname -r | awk -F. '{ print $1 * 1000 + $2 }')
+fq_bands=$([ "$kmaj" -ge 6007 ] && echo 1 || true)
 
 # --------------------------------------------------------- contenders ----
 # NAME|QDISC ARGS: the leaf of the HTB bottleneck, handle 1:.
@@ -85,33 +107,53 @@ contenders=(
 	"cake_diffserv4|cake diffserv4"
 	"ets|ets quanta 1514 3028 6056"
 	"prio|prio"
+	"fq|fq"
+)
+# fq's three priority bands (Linux 6.7+) fed by the same hints as aiclass's.
+[ -z "$fq_bands" ] || contenders+=("fq_hints|fq")
+contenders+=(
 	"aiclass|aiclass"
 	"aiclass_hints|aiclass train_classes 2"
 	"aiclass_rate|aiclass rate ${RATE_MBIT}mbit"
 )
-# The auto-classification defaults, one changed at a time (full run only).
+# The auto-classification defaults, one changed at a time (on request).
 sweep=(
 	"aiclass_idle_200us|aiclass idle 200us"
 	"aiclass_idle_20ms|aiclass idle 20ms"
-	"aiclass_idle_500ms|aiclass idle 500ms"
 	"aiclass_elephant_64kb|aiclass elephant 64kb"
 	"aiclass_elephant_1mb|aiclass elephant 1mb"
+	"aiclass_forget_off|aiclass forget off"
 )
-[ -n "$quick" ] || contenders+=("${sweep[@]}")
+[ -n "$quick" ] || [ "${AICLASS_BENCH_SWEEP:-0}" = 0 ] || contenders+=("${sweep[@]}")
 
-# hints NAME: what the application would tell the qdisc: aiclass_hints
-# puts the RPCs' responses in 1:1, the collective in 1:11 and the RoCEv2
-# elephant in 1:12 with tc filters.
+# hints NAME: what the application would tell the qdisc.  aiclass_hints:
+# tc filters put the RPCs' responses in 1:1, the collective in 1:11 and
+# the RoCEv2 elephant in 1:12.  fq_hints: the same three as skb->priority
+# (set by a clsact egress filter, as SO_PRIORITY would on a host) for fq's
+# default priomap: 6 -> band 0 (weight 589824), 0 -> band 1 (196608),
+# 2 -> band 2 (65536).
 hints() {
-	[ "$1" = aiclass_hints ] || return 0
-	local f="dut_tc filter add dev $DUT_DEV parent 1: protocol ip"
-	$f prio 1 flower ip_proto tcp src_port $RPC_PORT classid 1:1
-	$f prio 2 flower ip_proto tcp dst_port $COLL_PORT classid 1:11
-	$f prio 3 flower ip_proto udp dst_port $ROCE_PORT classid 1:12
+	local f
+	dut_tc qdisc del dev "$DUT_DEV" clsact 2>/dev/null || true
+	case $1 in
+	aiclass_hints)
+		f="dut_tc filter add dev $DUT_DEV parent 1: protocol ip"
+		$f prio 1 flower ip_proto tcp src_port $RPC_PORT classid 1:1
+		$f prio 2 flower ip_proto tcp dst_port $COLL_PORT classid 1:11
+		$f prio 3 flower ip_proto udp dst_port $ROCE_PORT classid 1:12
+		;;
+	fq_hints)
+		dut_tc qdisc add dev "$DUT_DEV" clsact
+		f="dut_tc filter add dev $DUT_DEV egress protocol ip"
+		$f prio 1 flower ip_proto tcp src_port $RPC_PORT action skbedit priority 6
+		$f prio 2 flower ip_proto tcp dst_port $COLL_PORT action skbedit priority 0
+		$f prio 3 flower ip_proto udp dst_port $ROCE_PORT action skbedit priority 2
+		;;
+	esac
 }
 
-# contender_install NAME ARGS...: the contender where the qdisc under test goes; the
-# _rate row replaces the HTB with aiclass as root, shaping by itself.
+# contender_install NAME ARGS...: the contender where the qdisc under test
+# goes; the _rate row replaces the HTB with aiclass as root, shaping by itself.
 contender_install() {
 	local name=$1
 	shift
@@ -122,7 +164,7 @@ contender_install() {
 		dut_tc qdisc del dev "$DUT_DEV" root 2>/dev/null || true
 		dut_tc qdisc add dev "$DUT_DEV" root handle 100: htb default 1
 		dut_tc class add dev "$DUT_DEV" parent 100: classid 100:1 \
-			htb rate "${RATE_MBIT}mbit" ceil "${RATE_MBIT}mbit" quantum 1514
+			htb rate "${RATE_MBIT}mbit" ceil "${RATE_MBIT}mbit"
 		DUT_PARENT="parent 100:1"
 	fi
 	# shellcheck disable=SC2068
@@ -142,9 +184,9 @@ cpu_ticks() {
 
 # ------------------------------------------------- path capacity check ----
 # The emulated CPU must not be the bottleneck: what the same path carries
-# with no shaper at all, with the same offloads off.
+# with no shaper at all, offloads on as in every phase.
 log "path capacity without a shaper (pfifo, iperf3 -P $COLL_FLOWS, 4 s)"
-dumbbell_setup -d "$DELAY" -o || die "dumbbell setup failed"
+dumbbell_setup -d "$DELAY" || die "dumbbell setup failed"
 start_server "$RCV" 5201 tcp iperf3 -s -p 5201
 ns_exec "$SND" iperf3 -c "$RCV_IP" -p 5201 -P "$COLL_FLOWS" -t 4 -J \
 	>"$raw/capacity.json" || die "iperf3 failed on the unshaped path"
@@ -155,9 +197,19 @@ LIB_DEFERRED=()
 LIB_NETNS=()
 
 # ------------------------------------------------------------ the load ----
-dumbbell_setup -r "${RATE_MBIT}mbit" -d "$DELAY" -o || die "dumbbell setup failed"
+dumbbell_setup -r "${RATE_MBIT}mbit" -d "$DELAY" || die "dumbbell setup failed"
+tcp_plain "$SND" "$RCV"
+for dev in "$SND:$SND_IF" "$RTR:$RTR_IN" "$RTR:$RTR_OUT" "$RCV:$RCV_IF"; do
+	ns_exec "${dev%%:*}" ethtool -K "${dev#*:}" gso on tso on gro on >/dev/null 2>&1 || true
+done
+ns_exec "$SND" ethtool -k "$SND_IF" | grep -E '^(tcp-segmentation-offload|generic-segmentation-offload):' \
+	>"$raw/offloads.txt" || true
 start_server "$SND" $RPC_PORT tcp python3 "$bench/rpc.py" server --port $RPC_PORT
-start_server "$RCV" $COLL_PORT tcp python3 "$bench/collective.py" server --port $COLL_PORT
+start_server "$SND" $SHORT_PORT tcp python3 "$bench/rpc.py" server --port $SHORT_PORT
+for ((p = 0; p < MIX_PEERS; p++)); do
+	start_server "$RCV" $((COLL_PORT + p)) tcp python3 "$bench/collective.py" server \
+		--port $((COLL_PORT + p))
+done
 start_server "$RCV" $ROCE_PORT tcp iperf3 -s -p $ROCE_PORT
 start_server "$RCV" $PING_PORT tcp sockperf server --tcp -i "$RCV_IP" -p $PING_PORT
 for p in 5301 5302 5303; do
@@ -168,11 +220,10 @@ ping_ms=$(ns_exec "$SND" ping -c 5 -i 0.2 -q "$RCV_IP" |
 log "idle RTT through the dumbbell: ${ping_ms} ms"
 
 rpc_client() {
-	ns_exec "$RCV" python3 "$bench/rpc.py" client --dst "$SND_IP" \
-		--port $RPC_PORT "$@"
+	ns_exec "$RCV" python3 "$bench/rpc.py" client --dst "$SND_IP" "$@"
 }
-# ping_pong SECS OUT: the small-RPC probe the brief's numbers came from:
-# sockperf TCP ping-pong, 200 B each way, 100 per second, every one timed.
+# ping_pong SECS OUT: the small-RPC probe: sockperf TCP ping-pong, 200 B
+# each way, 100 per second, every one timed.
 ping_pong() {
 	ns_exec "$SND" sockperf ping-pong --tcp -i "$RCV_IP" -p $PING_PORT -m 200 \
 		--mps 100 --full-rtt -t "$1" >"$2" 2>&1
@@ -193,42 +244,8 @@ coll_rx_bytes() {
 sample() {
 	echo "$(tx_bytes) $(coll_rx_bytes) $(cpu_ticks) $(date +%s.%N)"
 }
-
-# run_contender NAME ARGS...: the idle probes, then the loaded run.  Link,
-# training and CPU are counted over one window of $WIN seconds, from
-# $WARM s after the training started, while the probes run.
-run_contender() {
-	local name=$1 d=$raw/$1 coll udp rpc ping s0 s1
-	shift
-	mkdir -p "$d"
-	log "$name: $* (idle ${IDLE_SECS}s, loaded ${SECS}s)"
-	contender_install "$name" "$@"
-	echo "$*" >"$d/qdisc.args"
-	ping_pong "$IDLE_SECS" "$d/idle.ping" &
-	ping=$!
-	rpc_client --duration "$IDLE_SECS" --seed 2 --out "$d/idle.json" ||
-		die "$name: idle RPC probe failed"
-	wait "$ping" || echo "$name: idle ping-pong failed" >&2
-
-	ns_exec "$SND" python3 "$bench/collective.py" client --dst "$RCV_IP" \
-		--port $COLL_PORT --flows "$COLL_FLOWS" --step "$COLL_STEP" \
-		--duration "$((SECS + 2))" --out "$d/coll.json" &
-	coll=$!
-	udp_elephant "$SND" "$RCV_IP" $ROCE_PORT "$UDP_MBIT" "$((SECS + 2))" "$d/udp.json" \
-		--get-server-output &
-	udp=$!
-	sleep "$WARM"
-	rpc_client --duration "$RPC_SECS" --seed 3 --out "$d/loaded.json" &
-	rpc=$!
-	ping_pong "$RPC_SECS" "$d/loaded.ping" &
-	ping=$!
-	s0=$(sample)
-	sleep "$WIN"
-	s1=$(sample)
-	wait "$rpc" || echo "$name: loaded RPC probe failed" >&2
-	wait "$ping" || echo "$name: loaded ping-pong failed" >&2
-	wait "$coll" || echo "$name: collective failed" >&2
-	wait "$udp" || echo "$name: UDP elephant failed" >&2
+# window_json S0 S1 OUT: link, collective and CPU over the window.
+window_json() {
 	python3 -c 'import json, sys
 def conns(field):
     return dict(c.rsplit("=", 1) for c in field.split(",") if "=" in c)
@@ -240,26 +257,70 @@ json.dump({"tx_bytes": b[0] - a[0], "collective_bytes": coll,
            "collective_conns": [len(c0), len(c1)],
            "cpu_busy": (b[1] - a[1]) / max(1, b[2] - a[2]), "window": b[3] - a[3],
            "window_start": float(sys.argv[3])}, open(sys.argv[4], "w"))' \
-		"$s0" "$s1" "$WARM" "$d/link.json"
+		"$1" "$2" "$WARM" "$3"
+}
+
+# run_contender NAME ARGS...: the idle probes, then the loaded run.  After
+# $WARM s of training, link, training, CPU, the collective's RTT and the
+# classes' sojourn are counted over one window of $WIN s while the probes run.
+run_contender() {
+	local name=$1 d=$raw/$1 coll udp rpc ping smp s0 s1
+	shift
+	mkdir -p "$d"
+	log "$name: $* (idle ${IDLE_SECS}s, loaded ${WARM}s + ${WIN}s)"
+	contender_install "$name" "$@"
+	echo "$*" >"$d/qdisc.args"
+	ping_pong "$IDLE_SECS" "$d/idle.ping" &
+	ping=$!
+	rpc_client --port $RPC_PORT --duration "$IDLE_SECS" --seed 2 --out "$d/idle.json" ||
+		die "$name: idle RPC probe failed"
+	wait "$ping" || echo "$name: idle ping-pong failed" >&2
+
+	ns_exec "$SND" python3 "$bench/collective.py" client --dst "$RCV_IP" \
+		--port $COLL_PORT --flows "$COLL_FLOWS" --step "$COLL_STEP" \
+		--duration "$((SECS + 1))" --out "$d/coll.json" &
+	coll=$!
+	udp_elephant "$SND" "$RCV_IP" $ROCE_PORT "$UDP_MBIT" "$((SECS + 1))" "$d/udp.json" \
+		--get-server-output &
+	udp=$!
+	sleep "$WARM"
+	rpc_client --port $RPC_PORT --duration "$RPC_SECS" --seed 3 --out "$d/loaded.json" &
+	rpc=$!
+	ping_pong "$RPC_SECS" "$d/loaded.ping" &
+	ping=$!
+	sampler "$WIN" "$d" $COLL_PORT &
+	smp=$!
+	s0=$(sample)
+	sleep "$WIN"
+	s1=$(sample)
+	wait "$smp" || true
+	wait "$rpc" || echo "$name: loaded RPC probe failed" >&2
+	wait "$ping" || echo "$name: loaded ping-pong failed" >&2
+	wait "$coll" || echo "$name: collective failed" >&2
+	wait "$udp" || echo "$name: UDP elephant failed" >&2
+	window_json "$s0" "$s1" "$d/link.json"
 	dut_tc -s -j qdisc show dev "$DUT_DEV" >"$d/qdisc.json" 2>/dev/null || true
 	dut_tc -s qdisc show dev "$DUT_DEV" >"$d/qdisc.txt"
 	dut_tc -s class show dev "$DUT_DEV" >"$d/class.txt" 2>&1 || true
+	log "  training RTT median/p90 $(rtt_summary "$d/rtt.txt") ms"
 }
 
 for c in "${contenders[@]}"; do
 	# shellcheck disable=SC2086
 	run_contender "${c%%|*}" ${c#*|}
 done
+hints none
 # Back to the HTB for what follows.
 [ "$DUT_PARENT" != root ] || contender_install pfifo_fast pfifo_fast
 
 # -------------------------------------------------------- DRR shares ----
-# Three classes weighted 1:2:4, two TCP streams each, all backlogged.
+# Three classes weighted 1:2:4, two TCP streams each, all backlogged; the
+# classes' own byte counters over $WIN s after $WARM s of warm-up.
 drr_share() {
 	local name=$1 d=$raw/drr_$1 p pids=() i=0 f="dut_tc filter add dev $DUT_DEV parent 1: protocol ip"
 	shift 2
 	mkdir -p "$d"
-	log "DRR shares 1:2:4: $name (${DRR_SECS}s)"
+	log "DRR shares 1:2:4: $name (${WARM}s + ${WIN}s)"
 	# shellcheck disable=SC2068
 	dut_qdisc $@ || die "cannot install $*"
 	for p in 5301 5302 5303; do
@@ -267,10 +328,15 @@ drr_share() {
 		i=$((i + 1))
 	done
 	for p in 5301 5302 5303; do
-		ns_exec "$SND" iperf3 -c "$RCV_IP" -p $p -P 2 -t "$DRR_SECS" -J \
+		ns_exec "$SND" iperf3 -c "$RCV_IP" -p $p -P 2 -t "$SECS" -J \
 			>"$d/$p.json" &
 		pids+=($!)
 	done
+	sleep "$WARM"
+	dut_tc -s -j class show dev "$DUT_DEV" >"$d/class0.json"
+	sleep "$WIN"
+	dut_tc -s -j class show dev "$DUT_DEV" >"$d/class1.json"
+	echo "${classes[*]}" >"$d/classes"
 	wait "${pids[@]}" || echo "drr $name: iperf3 failed" >&2
 	dut_tc -s class show dev "$DUT_DEV" >"$d/class.txt" 2>&1 || true
 }
@@ -279,10 +345,78 @@ drr_share aiclass -- aiclass train_classes 3 weights 1 2 4
 classes=(1:1 1:2 1:3)
 drr_share ets -- ets quanta 1514 3028 6056
 
+# ---------------------------------------------------------- accuracy ----
+# Three kinds of traffic at once, with defaults and no hints:
+#   nccl:  $MIX_PEERS peers x 4 long-lived connections (ports 7100+),
+#          512 KB per connection per step in 128 KB chunks, compute phases
+#          of 5 ms to 1 s (log-uniform) between steps;
+#   rpc:   gRPC-like: 32 persistent connections, Poisson bursts of 1-6
+#          RPCs (think time), responses 256 B - 32 KB (port 7000);
+#   short: a new connection per RPC, 10 bursts of 1-2 a second (port 7200).
+# Every kind goes through an aiclass of its own, with defaults, under one
+# HTB at the link rate (a class per kind, each guaranteed a third, all
+# borrowing up to the whole link), chosen by port with HTB's filters: so
+# each aiclass's class counters hold exactly one kind's bytes.  The auto
+# route decides per flow from that flow's own bytes and gaps, so splitting
+# the kinds does not change what it decides; what differs from one shared
+# instance is the queueing between kinds (HTB's, not aiclass's latency
+# first).  Counted over $MIX_WIN s after $MIX_WARM s (every NCCL connection
+# has made its first step), and also from the start.
+log "accuracy: NCCL-like, gRPC-like and short connections (${MIX_WARM}s + ${MIX_WIN}s)"
+d=$raw/mix
+mkdir -p "$d"
+dut_tc qdisc del dev "$DUT_DEV" root 2>/dev/null || true
+dut_tc qdisc add dev "$DUT_DEV" root handle 100: htb default 4
+dut_tc class add dev "$DUT_DEV" parent 100: classid 100:10 htb rate "${RATE_MBIT}mbit" \
+	ceil "${RATE_MBIT}mbit"
+third=$((RATE_MBIT * 1000 / 3))
+i=1
+for kind in rpc short nccl other; do
+	dut_tc class add dev "$DUT_DEV" parent 100:10 classid 100:$i htb rate "${third}kbit" \
+		ceil "${RATE_MBIT}mbit"
+	if [ $kind = other ]; then
+		dut_tc qdisc add dev "$DUT_DEV" parent 100:$i handle 1$i: pfifo
+	else
+		dut_tc qdisc add dev "$DUT_DEV" parent 100:$i handle 1$i: aiclass
+	fi
+	echo "$kind 1$i 100:$i" >>"$d/kinds"
+	i=$((i + 1))
+done
+DUT_PARENT="parent 100:1"
+f="dut_tc filter add dev $DUT_DEV parent 100: protocol ip prio 1 flower ip_proto tcp"
+$f src_port $RPC_PORT classid 100:1
+$f src_port $SHORT_PORT classid 100:2
+$f dst_port $COLL_PORT-$((COLL_PORT + MIX_PEERS - 1)) classid 100:3
+dut_tc -s -j class show dev "$DUT_DEV" >"$d/class_start.json"
+mix_secs=$((MIX_WARM + MIX_WIN))
+ns_exec "$SND" python3 "$bench/collective.py" client --dst "$RCV_IP" --port $COLL_PORT \
+	--peers $MIX_PEERS --flows 4 --step 524288 --chunk 131072 --gap-min 0.005 \
+	--gap-max 1 --duration "$mix_secs" --out "$d/nccl.json" &
+mixpids=($!)
+rpc_client --port $RPC_PORT --duration "$mix_secs" --seed 4 --out "$d/rpc.json" &
+mixpids+=($!)
+rpc_client --port $SHORT_PORT --new-conn --rate 10 --burst 2 --duration "$mix_secs" \
+	--seed 5 --out "$d/short.json" &
+mixpids+=($!)
+sleep "$MIX_WARM"
+dut_tc -s -j class show dev "$DUT_DEV" >"$d/class0.json"
+sleep "$MIX_WIN"
+dut_tc -s -j class show dev "$DUT_DEV" >"$d/class1.json"
+wait "${mixpids[@]}" || echo "accuracy: a generator failed" >&2
+dut_tc -s -j class show dev "$DUT_DEV" >"$d/class_end.json"
+dut_tc -s qdisc show dev "$DUT_DEV" >"$d/qdisc.txt"
+
 # ---------------------------------------------- CPU cost per packet ----
 # pktgen builds UDP packets with $flows source ports in turn and hands
-# them to dev_queue_xmit (xmit_mode queue_xmit): the contender as root of
-# a dummy device enqueues and dequeues every one.  Best of $PG_REPS.
+# them to dev_queue_xmit (xmit_mode queue_xmit) on a dummy device:
+#   fair:   root prio, the contender as the child of band 1:2 (where
+#           priority 0 goes), so nobody can take the empty-qdisc bypass
+#           (TCQ_F_CAN_BYPASS is honoured only at the root) and all pay
+#           the same parent;
+#   bypass: the contender as root, as before (fq_codel, pfifo_fast and fq
+#           skip their enqueue and dequeue on an empty queue there).
+# $PG_REPS runs, interleaved (rep, flows, contender); packets per second
+# from pktgen and guest CPU ns per packet from /proc/stat.
 modprobe pktgen || die "no pktgen module"
 modprobe dummy || die "no dummy module"
 ip link del pg0 2>/dev/null || true
@@ -293,8 +427,9 @@ defer ip link del pg0
 pgset() {
 	echo "$2" >"/proc/net/pktgen/$1"
 }
-pktgen_pps() {
-	local flows=$1
+# pktgen_run FLOWS: "PPS NS_PER_PACKET" of one run of $PG_COUNT packets.
+pktgen_run() {
+	local flows=$1 c0 c1 pps
 	pgset kpktgend_0 rem_device_all
 	pgset kpktgend_0 "add_device pg0"
 	pgset pg0 "count $PG_COUNT"
@@ -308,83 +443,143 @@ pktgen_pps() {
 	pgset pg0 "udp_dst_min 9"
 	pgset pg0 "udp_dst_max 9"
 	pgset pg0 "udp_src_min 10000"
-	pgset pg0 "udp_src_max $((10000 + flows))"
+	pgset pg0 "udp_src_max $((10000 + flows - 1))"
+	c0=$(cpu_ticks)
 	pgset pgctrl start
-	sed -n 's/^ *\([0-9]*\)pps.*/\1/p' /proc/net/pktgen/pg0
+	c1=$(cpu_ticks)
+	pps=$(sed -n 's/^ *\([0-9]*\)pps.*/\1/p' /proc/net/pktgen/pg0)
+	echo "${pps:-0} $(( (${c1% *} - ${c0% *}) * 10000000 / PG_COUNT ))"
 }
 memfree_kb() {
 	awk '/^MemFree:/ { print $2 }' /proc/meminfo
 }
-pg_contenders=(
-	"pfifo_fast|pfifo_fast"
+# NAME|QDISC ARGS; aiclass_codel: CoDel at its smallest target and
+# interval, so that any packet that waits at all is CoDel's business.
+cost_contenders=(
+	"pfifo|pfifo"
 	"fq_codel|fq_codel"
-	"cake|cake besteffort"
-	"cake_diffserv4|cake diffserv4"
 	"ets|ets quanta 1514 3028 6056"
-	"prio|prio"
+	"cake|cake besteffort"
+	"fq|fq"
 	"aiclass|aiclass"
+	"aiclass_codel|aiclass target 10us interval 100us"
 )
+# install_pg fair|bypass ARGS...
+install_pg() {
+	local how=$1
+	shift
+	tc qdisc del dev pg0 root 2>/dev/null || true
+	if [ "$how" = fair ]; then
+		tc qdisc add dev pg0 root handle 1: prio &&
+		tc qdisc add dev pg0 parent 1:2 handle 10: "$@"
+	else
+		tc qdisc add dev pg0 root handle 10: "$@"
+	fi
+}
 : >"$raw/pktgen.txt"
 : >"$raw/memory.txt"
-log "pktgen queue_xmit into a dummy device, $PG_COUNT packets per run, best of $PG_REPS"
+log "pktgen queue_xmit into a dummy device, $PG_COUNT packets per run, $PG_REPS runs"
 for ((rep = 1; rep <= PG_REPS; rep++)); do
-	for c in "${pg_contenders[@]}"; do
-		name=${c%%|*}
-		tc qdisc del dev pg0 root 2>/dev/null || true
-		sync
-		sleep 0.3
-		m0=$(memfree_kb)
-		# shellcheck disable=SC2086
-		tc qdisc add dev pg0 root handle 1: ${c#*|} || die "cannot install $c on pg0"
-		for flows in 16 1000 10000; do
-			if [ "$flows" = 10000 ]; then
-				# Lowest MemFree while the 10000 flows run.
-				( min=$m0; while :; do m=$(memfree_kb)
-					[ "$m" -ge "$min" ] || { min=$m; echo "$min" >"$raw/memmin"; }
-					sleep 0.05; done ) &
-				mw=$!
-				echo "$m0" >"$raw/memmin"
-			fi
-			pps=$(pktgen_pps "$flows")
-			echo "$name $flows $rep ${pps:-0}" >>"$raw/pktgen.txt"
-			log "  $name $flows flows: ${pps:-?} pps"
+	for flows in 16 1000 10000; do
+		for how in fair bypass; do
+			for c in "${cost_contenders[@]}"; do
+				name=${c%%|*}
+				# shellcheck disable=SC2086
+				install_pg $how ${c#*|} || die "cannot install $c on pg0 ($how)"
+				r=$(pktgen_run "$flows")
+				echo "$how $name $flows $rep $r" >>"$raw/pktgen.txt"
+				tc -s qdisc show dev pg0 >"$raw/pg_${how}_${name}_$flows.txt"
+				log "  $how $name $flows flows: $r (pps, ns/packet)"
+			done
 		done
-		kill "$mw" 2>/dev/null || true
-		wait "$mw" 2>/dev/null || true
-		echo "$name $rep $((m0 - $(cat "$raw/memmin")))" >>"$raw/memory.txt"
 	done
 done
+# Peak memory at 10000 flows, fair placement, once per contender.
+for c in "${cost_contenders[@]}"; do
+	name=${c%%|*}
+	tc qdisc del dev pg0 root 2>/dev/null || true
+	sync
+	sleep 0.3
+	m0=$(memfree_kb)
+	# shellcheck disable=SC2086
+	install_pg fair ${c#*|}
+	( min=$m0; while :; do m=$(memfree_kb)
+		[ "$m" -ge "$min" ] || { min=$m; echo "$min" >"$raw/memmin"; }
+		sleep 0.05; done ) &
+	mw=$!
+	echo "$m0" >"$raw/memmin"
+	pktgen_run 10000 >/dev/null
+	kill "$mw" 2>/dev/null || true
+	wait "$mw" 2>/dev/null || true
+	echo "$name 1 $((m0 - $(cat "$raw/memmin")))" >>"$raw/memory.txt"
+done
+# A profile of aiclass's own functions (cpu-clock: TCG has no PMU), one
+# extra fair run each of aiclass and aiclass_codel at 1000 flows.
+if command -v perf >/dev/null; then
+	for c in "aiclass|aiclass" "aiclass_codel|aiclass target 10us interval 100us"; do
+		name=${c%%|*}
+		# shellcheck disable=SC2086
+		install_pg fair ${c#*|}
+		perf record -q -e cpu-clock -a -g -o "$raw/perf_$name.data" -- sleep 3600 \
+			>/dev/null 2>"$raw/perf_$name.err" &
+		pp=$!
+		sleep 1
+		pktgen_run 1000 >/dev/null
+		kill -INT "$pp" 2>/dev/null || true
+		wait "$pp" 2>/dev/null || true
+		{
+			echo "# perf $(perf version 2>/dev/null | cut -d' ' -f3) record -e cpu-clock -a -g, kernel $(uname -r)"
+			echo "# pktgen queue_xmit, $PG_COUNT packets, 1000 flows, $name as child of prio band 1:2"
+			echo "# all symbols, self time (top 40):"
+			perf report -i "$raw/perf_$name.data" --no-children --sort sym --stdio \
+				-g none 2>/dev/null | grep -E '^ +[0-9]' | head -n 40
+			echo "# aiclass's own functions (self time):"
+			perf report -i "$raw/perf_$name.data" --no-children --sort sym --stdio \
+				-g none 2>/dev/null | grep -E '^ +[0-9].*aiclass' || echo "(none sampled)"
+		} >"$raw/perf_$name.txt" 2>&1
+		rm -f "$raw/perf_$name.data"
+	done
+else
+	echo "perf: not installed in the guest" >"$raw/perf_aiclass.txt"
+fi
 tc qdisc del dev pg0 root 2>/dev/null || true
 
 # -------------------------------------------------- per-flow state ----
 # Bytes per flow slot: sizeof the flow struct (from BTF for the kernel's
 # qdiscs, from our module's debug info) plus the arrays allocated beside it
-# per slot: aiclass's hash tag, fq_codel's backlog (a u32).  cake keeps
-# more per queue than its struct (tags, backlogs, overflow heap, hosts);
-# only the struct is counted for it.  Lines: "NAME BYTES WHAT".
+# per slot: fq_codel's backlog (a u32).  aiclass keeps its tag (`key`) and
+# CoDel state inside struct aiclass_flow.  cake keeps more per queue than
+# its struct (tags, backlogs, overflow heap, hosts); only the struct is
+# counted for it.  fq allocates a struct fq_flow per live flow from a slab.
+# Lines: "NAME BYTES WHAT".
 flow_state() {	# NAME BYTES WHAT
 	[ -n "$2" ] && echo "$1 $2 $3"
 }
 {
-	tag='sizeof(((struct aiclass_sched_data *)0)->tags[0])'
-	flow_state aiclass "$(gdb -batch -ex "print sizeof(struct aiclass_flow) + $tag" \
-		"$AICLASS_KO" 2>/dev/null | sed -n 's/^\$1 = //p')" "struct aiclass_flow + u32 tag"
+	flow_state aiclass "$(gdb -batch -ex "print sizeof(struct aiclass_flow)" \
+		"$AICLASS_KO" 2>/dev/null | sed -n 's/^\$1 = //p')" \
+		"struct aiclass_flow (tag and CoDel inside)"
 	fq=$(python3 "$bench/btfsize.py" fq_codel_flow sch_fq_codel)
 	flow_state fq_codel "${fq:+$((fq + 4))}" "struct fq_codel_flow + u32 backlog"
 	flow_state cake "$(python3 "$bench/btfsize.py" cake_flow sch_cake)" "struct cake_flow"
+	flow_state fq "$(python3 "$bench/btfsize.py" fq_flow sch_fq)" "struct fq_flow"
 } >"$raw/flowstate.txt" 2>/dev/null || true
 
 # ---------------------------------------------------------- the report ----
-cat >"$raw/conditions.json" <<EOF
+cat >"$raw/conditions.json" <<EOC
 {"rate_mbit": $RATE_MBIT, "delay": "$DELAY", "rtt_ms": "${ping_ms:-}",
- "seconds": $SECS, "idle_seconds": $IDLE_SECS, "rpc_seconds": $RPC_SECS, "window_seconds": $WIN,
- "drr_seconds": $DRR_SECS, "collective_flows": $COLL_FLOWS,
- "step_bytes": $COLL_STEP, "udp_mbit": $UDP_MBIT, "pktgen_count": $PG_COUNT,
- "pktgen_reps": $PG_REPS, "quick": $([ -n "$quick" ] && echo true || echo false),
+ "seconds": $SECS, "warm_seconds": $WARM, "idle_seconds": $IDLE_SECS,
+ "rpc_seconds": $RPC_SECS, "window_seconds": $WIN,
+ "mix_warm_seconds": $MIX_WARM, "mix_window_seconds": $MIX_WIN, "mix_peers": $MIX_PEERS,
+ "collective_flows": $COLL_FLOWS, "step_bytes": $COLL_STEP, "udp_mbit": $UDP_MBIT,
+ "pktgen_count": $PG_COUNT, "pktgen_reps": $PG_REPS,
+ "offloads": "$(tr -s ' \n' ' ' <"$raw/offloads.txt")", "tcp": "cubic, tcp_ecn=0",
+ "fq_bands": $([ -n "$fq_bands" ] && echo true || echo false),
+ "quick": $([ -n "$quick" ] && echo true || echo false),
  "kernel": "$(uname -r)", "accel": "$( [ "${AICLASS_KVM:-0}" = 1 ] && echo KVM || echo TCG)",
  "vcpus": $(nproc), "date": "$(date -u +%Y-%m-%d)",
  "commit": "$(git -C "$top" describe --always --dirty 2>/dev/null || echo unknown)",
  "bench_seconds": $(($(date +%s) - started))}
-EOF
+EOC
 python3 "$bench/report.py" "$raw" "$OUT"
 log "done in $(($(date +%s) - started))s; results in $OUT"

@@ -9,9 +9,16 @@ connections to the server; per step it starts all N transfers at once
 (a barrier), each flow sends --step bytes and waits for the server's
 one-byte receipt.  Writes JSON: per step its start and each flow's
 completion time, seconds.
+
+For the accuracy phase it also models NCCL over sockets more closely:
+--peers P servers (ports PORT..PORT+P-1) with --flows connections each,
+every step's bytes written in --chunk pieces, and a compute phase of
+--gap-min..--gap-max seconds (log-uniform) between steps.
 """
 import argparse
 import json
+import math
+import random
 import socket
 import threading
 import time
@@ -51,14 +58,18 @@ def server(a):
 
 def client(a):
     conns = []
-    for _ in range(a.flows):
-        s = socket.create_connection((a.dst, a.port))
-        s.sendall(a.step.to_bytes(8, "big"))
-        conns.append(s)
-    payload = bytes(a.step)
-    go = threading.Barrier(a.flows + 1)
-    done = threading.Barrier(a.flows + 1)
-    times = [0.0] * a.flows
+    for p in range(a.peers):
+        for _ in range(a.flows):
+            s = socket.create_connection((a.dst, a.port + p))
+            s.sendall(a.step.to_bytes(8, "big"))
+            conns.append(s)
+    n = len(conns)
+    chunk = min(a.chunk or a.step, a.step)
+    payload = memoryview(bytes(a.step))
+    rng = random.Random(a.seed)
+    go = threading.Barrier(n + 1)
+    done = threading.Barrier(n + 1)
+    times = [0.0] * n
     stop = [False]
 
     def worker(i):
@@ -67,14 +78,15 @@ def client(a):
             go.wait()
             if stop[0]:
                 return
-            s.sendall(payload)
+            for off in range(0, a.step, chunk):
+                s.sendall(payload[off:off + chunk])
             if s.recv(1) != b"!":
                 raise SystemExit("collective: server closed a connection")
             times[i] = time.monotonic()
             done.wait()
 
     threads = [threading.Thread(target=worker, args=(i,), daemon=True)
-               for i in range(a.flows)]
+               for i in range(n)]
     for t in threads:
         t.start()
     steps = []
@@ -85,11 +97,16 @@ def client(a):
         done.wait()
         steps.append([round(t0 - start, 6)] +
                      [round(t - t0, 6) for t in times])
+        if a.gap_max > 0:
+            lo = max(a.gap_min, 1e-4)
+            time.sleep(math.exp(rng.uniform(math.log(lo),
+                                            math.log(max(a.gap_max, lo)))))
     stop[0] = True
     go.wait()
     elapsed = time.monotonic() - start
-    res = {"flows": a.flows, "step_bytes": a.step, "elapsed": elapsed,
-           "steps": steps}
+    res = {"flows": n, "peers": a.peers, "step_bytes": a.step,
+           "chunk": chunk, "elapsed": elapsed, "steps": steps,
+           "sent_bytes": n * a.step * len(steps)}
     with open(a.out, "w") as f:
         json.dump(res, f)
 
@@ -103,7 +120,17 @@ def main():
     c = sub.add_parser("client")
     c.add_argument("--dst", required=True)
     c.add_argument("--port", type=int, default=7100)
-    c.add_argument("--flows", type=int, default=8)
+    c.add_argument("--flows", type=int, default=8,
+                   help="connections per peer")
+    c.add_argument("--peers", type=int, default=1,
+                   help="servers on ports PORT..PORT+PEERS-1")
+    c.add_argument("--chunk", type=int, default=0,
+                   help="write each step in pieces of this many bytes")
+    c.add_argument("--gap-min", type=float, default=0,
+                   help="shortest compute phase between steps, s")
+    c.add_argument("--gap-max", type=float, default=0,
+                   help="longest compute phase (0: none), s")
+    c.add_argument("--seed", type=int, default=1)
     c.add_argument("--step", type=int, default=512 * 1024,
                    help="bytes per flow per step")
     c.add_argument("--duration", type=float, default=20,

@@ -54,3 +54,42 @@ import json, sys
 s = json.load(open(sys.argv[1]))["end"]["sum"]
 print("%.2f" % (s["bits_per_second"] * (1 - s.get("lost_percent", 0) / 100) / 1e6))' "$1"
 }
+
+# tcp_plain NS...: TCP as most bulk senders run it: cubic, no ECN.
+tcp_plain() {
+	local ns
+	for ns in "$@"; do
+		ns_exec "$ns" sysctl -qw net.ipv4.tcp_congestion_control=cubic \
+			net.ipv4.tcp_ecn=0 >/dev/null
+	done
+}
+
+# sampler SECS DIR DPORT: about once a second for SECS seconds, the smoothed RTT
+# of every established TCP connection to DPORT as the sender ($SND) sees it
+# (`ss -tin`: "rtt:SRTT/RTTVAR", ms), one "TIME MS" line per connection in
+# DIR/rtt.txt, and the qdisc's classes (`tc -s -j class show`) one JSON
+# array a line in DIR/class.jsonl.  Run it in the background.
+sampler() {
+	local end=$(($(date +%s) + $1)) dir=$2 dport=$3 t
+	: >"$dir/rtt.txt"
+	: >"$dir/class.jsonl"
+	while [ "$(date +%s)" -lt "$end" ]; do
+		t=$(date +%s.%N)
+		ns_exec "$SND" ss -tinH state established "( dport = :$dport )" |
+			awk -v t="$t" '{ for (i = 1; i <= NF; i++)
+				if ($i ~ /^rtt:/) { split(substr($i, 5), r, "/"); print t, r[1] } }' \
+			>>"$dir/rtt.txt"
+		{ dut_tc -s -j class show dev "$DUT_DEV" 2>/dev/null || echo '[]'; } |
+			tr -d '\n' >>"$dir/class.jsonl"
+		echo >>"$dir/class.jsonl"
+		sleep 1
+	done
+}
+
+# rtt_summary FILE: "median p90" of the RTT samples of sampler, ms.
+rtt_summary() {
+	sort -n -k2 "$1" | awk '{ v[NR] = $2 }
+		END { if (!NR) { print "n/a n/a"; exit }
+		      m = v[int((NR + 1) / 2)]; p = v[int(NR * 0.9 + 0.999)]
+		      printf "%.1f %.1f\n", m, p }'
+}

@@ -6,8 +6,8 @@ usage: report.py RAW_DIR OUT_DIR
 
 Writes OUT_DIR/bench.md (tables and the aiclass targets, met or not),
 bench.csv (one row per contender), bench.json (everything, with the
-conditions) and, when gnuplot is there, rpc_cdf.png, goodput.png and
-pps.png.  Prints bench.md.
+conditions), perf_aiclass*.txt (the profiles) and, when gnuplot is there,
+rpc_cdf.png, goodput.png and pps.png.  Prints bench.md.
 """
 import csv
 import json
@@ -19,7 +19,8 @@ import sys
 import tempfile
 
 MAIN = ["pfifo_fast", "fq_codel", "cake", "cake_diffserv4", "ets", "prio",
-        "aiclass", "aiclass_hints", "aiclass_rate"]
+        "fq", "fq_hints", "aiclass", "aiclass_hints", "aiclass_rate"]
+COST = ["pfifo", "fq_codel", "ets", "cake", "fq", "aiclass", "aiclass_codel"]
 SMALL = 1024            # responses up to this many bytes: "small" RPCs
 FLOWS = [16, 1000, 10000]
 
@@ -119,6 +120,72 @@ def tcp_mbit(j):
         return None
 
 
+def median(xs):
+    xs = sorted(x for x in xs if x is not None)
+    if not xs:
+        return None
+    n = len(xs)
+    return xs[n // 2] if n % 2 else (xs[n // 2 - 1] + xs[n // 2]) / 2
+
+
+def find(o, key):
+    """The first value of key at any depth of a JSON object."""
+    if isinstance(o, dict):
+        if key in o:
+            return o[key]
+        o = list(o.values())
+    if isinstance(o, list):
+        for v in o:
+            r = find(v, key)
+            if r is not None:
+                return r
+    return None
+
+
+def class_bytes(classes):
+    """{handle: bytes sent} from `tc -s -j class show`."""
+    out = {}
+    for c in classes or []:
+        h = c.get("handle")
+        b = find(c.get("stats", c), "bytes")
+        if h is not None and b is not None:
+            out[h] = b
+    return out
+
+
+def rtt_samples(path):
+    """The collective's smoothed RTTs, ms, from the sampler's rtt.txt."""
+    try:
+        return sorted(float(l.split()[1]) for l in open(path) if len(l.split()) == 2)
+    except (OSError, ValueError):
+        return []
+
+
+def sojourn(path):
+    """Per aiclass class: median over the window's samples of sojourn_avg
+    and the last sojourn_max, ms, from the sampler's class.jsonl."""
+    avg, mx = {}, {}
+    try:
+        lines = open(path).read().splitlines()
+    except OSError:
+        return {}
+    for line in lines:
+        try:
+            classes = json.loads(line)
+        except ValueError:
+            continue
+        for c in classes:
+            if c.get("class") != "aiclass":
+                continue
+            a, m = find(c, "sojourn_avg"), find(c, "sojourn_max")
+            if a is None:
+                continue
+            avg.setdefault(c["handle"], []).append(a / 1e6)
+            if m is not None:
+                mx[c["handle"]] = m / 1e6
+    return {h: {"avg_ms": median(v), "max_ms": mx.get(h)} for h, v in avg.items()}
+
+
 def ratio(a, b):
     return a / b if a is not None and b else None
 
@@ -163,6 +230,10 @@ def main():
             args = open(os.path.join(d, "qdisc.args")).read().strip()
         except OSError:
             args = ""
+        rtts = rtt_samples(os.path.join(d, "rtt.txt"))
+        soj = sojourn(os.path.join(d, "class.jsonl"))
+        tr = soj.get("1:11") or soj.get("1:12") or {}
+        lat = soj.get("1:1") or {}
         train = (co.get("mbit") or 0) + (u or 0)
         util = (link["tx_bytes"] * 8 / link["window"] / (rate * 1e6)
                 if link.get("window") else None)
@@ -187,32 +258,94 @@ def main():
             "step_max_s": co.get("step_max"), "jain": co.get("jain"),
             "jain_min": co.get("jain_min"),
             "cpu_busy": link.get("cpu_busy"),
+            "train_rtt_p50_ms": pct(rtts, 50), "train_rtt_p90_ms": pct(rtts, 90),
+            "train_rtt_n": len(rtts),
+            "train_sojourn_avg_ms": tr.get("avg_ms"),
+            "train_sojourn_max_ms": tr.get("max_ms"),
+            "lat_sojourn_avg_ms": lat.get("avg_ms"),
+            "lat_sojourn_max_ms": lat.get("max_ms"),
+            "sojourn": soj,
             "qdisc_stats": load(os.path.join(d, "qdisc.json")),
         }
 
-    # DRR shares, weights 1:2:4
+    # DRR shares, weights 1:2:4: the classes' own byte counters over the
+    # steady-state window
     drr = {}
     for n in ("aiclass", "ets"):
         d = os.path.join(raw, "drr_" + n)
-        got = [tcp_mbit(load(os.path.join(d, "%d.json" % p)))
-               for p in (5301, 5302, 5303)]
-        if None in got or not sum(got):
+        try:
+            hs = open(os.path.join(d, "classes")).read().split()
+        except OSError:
+            continue
+        b0 = class_bytes(load(os.path.join(d, "class0.json")))
+        b1 = class_bytes(load(os.path.join(d, "class1.json")))
+        win = cond.get("window_seconds") or 1
+        got = [(b1.get(h, 0) - b0.get(h, 0)) * 8 / win / 1e6 for h in hs]
+        if not sum(got):
             continue
         shares = [g / sum(got) for g in got]
         want = [1 / 7, 2 / 7, 4 / 7]
-        err = [s / w - 1 for s, w in zip(shares, want)]
-        drr[n] = {"mbit": got, "shares": shares, "want": want,
+        err = [s_ / w - 1 for s_, w in zip(shares, want)]
+        drr[n] = {"classes": hs, "mbit": got, "shares": shares, "want": want,
                   "error": err, "max_abs_error": max(abs(e) for e in err)}
 
-    # pktgen: best of the repetitions
-    pps = {}
+    # accuracy: each kind's bytes per aiclass class kind (latency, training)
+    mix = {}
+    md_ = os.path.join(raw, "mix")
+    try:
+        kinds = [l.split() for l in open(os.path.join(md_, "kinds"))]
+    except OSError:
+        kinds = []
+    snaps = {k: class_bytes(load(os.path.join(md_, "class%s.json" % k)))
+             for k in ("_start", "0", "1", "_end")}
+    gen = {"nccl": load(os.path.join(md_, "nccl.json"), {}),
+           "rpc": load(os.path.join(md_, "rpc.json"), {}),
+           "short": load(os.path.join(md_, "short.json"), {})}
+    for kind, major, htbcls in kinds:
+        if kind == "other":
+            continue
+        r = {}
+        for span, (s0, s1) in (("window", ("0", "1")), ("whole", ("_start", "_end"))):
+            lat = train = 0
+            for h, v in snaps[s1].items():
+                maj, _, mnr = h.partition(":")
+                if maj != major or not mnr:
+                    continue
+                dv = v - snaps[s0].get(h, 0)
+                if int(mnr, 16) <= 8:
+                    lat += dv
+                else:
+                    train += dv
+            tot = snaps[s1].get(htbcls, 0) - snaps[s0].get(htbcls, 0)
+            r[span] = {"latency_bytes": lat, "training_bytes": train,
+                       "htb_bytes": tot,
+                       "latency_frac": lat / (lat + train) if lat + train else None,
+                       "training_frac": train / (lat + train) if lat + train else None}
+        g = gen.get(kind) or {}
+        r["generator_bytes"] = g.get("sent_bytes", g.get("response_bytes"))
+        r["connections"] = g.get("connections", g.get("flows"))
+        r["rpcs"] = len(g.get("rpcs", [])) if "rpcs" in g else None
+        r["steps"] = len(g.get("steps", [])) if "steps" in g else None
+        mix[kind] = r
+
+    # pktgen: fair (child of prio) and bypass (root); median of the runs,
+    # with the spread (min, max)
+    cost = {"fair": {}, "bypass": {}}
     try:
         for line in open(os.path.join(raw, "pktgen.txt")):
-            n, flows, _, v = line.split()
-            key = pps.setdefault(n, {})
-            key[int(flows)] = max(key.get(int(flows), 0), int(v))
-    except OSError:
+            how, n, flows, _, v, ns = line.split()
+            e = cost[how].setdefault(n, {}).setdefault(int(flows), {"pps": [], "ns": []})
+            e["pps"].append(int(v))
+            e["ns"].append(int(ns))
+    except (OSError, ValueError):
         pass
+    for how in cost.values():
+        for n in how.values():
+            for f, e in n.items():
+                e["pps_median"] = median(e["pps"])
+                e["ns_median"] = median(e["ns"])
+    pps = {n: {f: e["pps_median"] for f, e in v.items()}
+           for n, v in cost["fair"].items()}
     mem = {}
     try:
         for line in open(os.path.join(raw, "memory.txt")):
@@ -228,63 +361,73 @@ def main():
                 flowstate[p[0]] = {"struct": p[2].strip(), "bytes": int(p[1])}
     except OSError:
         pass
-    if "cake" in flowstate:
-        flowstate.setdefault("cake_diffserv4", flowstate["cake"])
-    for n, r in rows.items():
-        for f in FLOWS:
-            r["pps_%d" % f] = pps.get(n, {}).get(f)
-    pgnames = list(pps)
+    for f in os.listdir(raw):
+        if f.startswith("perf_") and f.endswith(".txt"):
+            shutil.copy(os.path.join(raw, f), os.path.join(out, f))
+    pgnames = [n for n in COST if n in cost["fair"]]
 
     # targets (aiclass with defaults and no hints)
     a, fq = rows.get("aiclass", {}), rows.get("fq_codel", {})
     targets = []
 
     def target(what, ok, measured):
-        targets.append({"target": what, "met": ok, "measured": measured})
+        targets.append({"target": what, "met": bool(ok), "measured": measured})
 
-    target("RPC p99 under load <= 1.2x idle p99",
-           a.get("p99_x_idle") is not None and a["p99_x_idle"] <= 1.2,
-           "RPC bursts %s x, ping-pong %s x; fq_codel %s x / %s x, cake %s x / %s x, "
-           "pfifo_fast %s x / %s x" % (
-               fmt(a.get("p99_x_idle")), fmt(a.get("ping_p99_x_idle")),
-               fmt(fq.get("p99_x_idle")), fmt(fq.get("ping_p99_x_idle")),
-               fmt(rows.get("cake", {}).get("p99_x_idle")),
-               fmt(rows.get("cake", {}).get("ping_p99_x_idle")),
-               fmt(rows.get("pfifo_fast", {}).get("p99_x_idle")),
-               fmt(rows.get("pfifo_fast", {}).get("ping_p99_x_idle"))))
+    rr = ratio(a.get("train_rtt_p50_ms"), fq.get("train_rtt_p50_ms"))
+    target("training RTT (median) <= 1.5x fq_codel's", rr is not None and rr <= 1.5,
+           "%s x (%s vs %s ms; p90 %s vs %s ms)" % (
+               fmt(rr), fmt(a.get("train_rtt_p50_ms"), 1),
+               fmt(fq.get("train_rtt_p50_ms"), 1), fmt(a.get("train_rtt_p90_ms"), 1),
+               fmt(fq.get("train_rtt_p90_ms"), 1)))
     g = ratio(a.get("training_mbit"), fq.get("training_mbit"))
     target("training goodput >= 0.97x fq_codel's", g is not None and g >= 0.97,
            "%s x (%s vs %s Mbit/s)" % (fmt(g), fmt(a.get("training_mbit"), 1),
                                        fmt(fq.get("training_mbit"), 1)))
-    target("link utilisation >= 95%",
-           a.get("link_util") is not None and a["link_util"] >= 0.95,
-           "%s %%" % fmt((a.get("link_util") or 0) * 100, 1))
     de = drr.get("aiclass", {}).get("max_abs_error")
-    target("DRR shares within +-5% of weights", de is not None and de <= 0.05,
+    target("DRR shares within +-5% of weights 1:2:4 in steady state",
+           de is not None and de <= 0.05,
            "max error %s %% (ets %s %%)" % (
                fmt(de * 100 if de is not None else None, 1),
                fmt(drr["ets"]["max_abs_error"] * 100 if "ets" in drr else None, 1)))
-    target("Jain's index across the collective's flows >= 0.99",
-           a.get("jain") is not None and a["jain"] >= 0.99,
-           "%s (min step %s)" % (fmt(a.get("jain"), 3), fmt(a.get("jain_min"), 3)))
-    pa, pf = pps.get("aiclass", {}), pps.get("fq_codel", {})
-    rel = [ratio(pa.get(f), pf.get(f)) for f in FLOWS]
-    target("packets per second >= 0.9x fq_codel's at 16, 1000, 10000 flows",
-           None not in rel and min(rel) >= 0.9,
-           " / ".join(fmt(x) for x in rel) + " x")
-    own = ratio(pa.get(16), pa.get(10000))
-    target("own cost at 10000 flows <= 1.2x that at 16", own is not None and own <= 1.2,
-           "%s x" % fmt(own))
+    target("RPC p99 under load <= 1.2x idle p99",
+           a.get("p99_x_idle") is not None and a["p99_x_idle"] <= 1.2,
+           "RPC bursts %s x, ping-pong %s x; fq_codel %s x / %s x" % (
+               fmt(a.get("p99_x_idle")), fmt(a.get("ping_p99_x_idle")),
+               fmt(fq.get("p99_x_idle")), fmt(fq.get("ping_p99_x_idle"))))
+    target("RPC p99 under load below fq_codel's",
+           a.get("rpc_p99_ms") is not None and fq.get("rpc_p99_ms") is not None and
+           a["rpc_p99_ms"] < fq["rpc_p99_ms"],
+           "%s vs %s ms" % (fmt(a.get("rpc_p99_ms")), fmt(fq.get("rpc_p99_ms"))))
+    for kind, side, what in (("nccl", "training_frac", "NCCL-like bytes in training"),
+                             ("rpc", "latency_frac", "gRPC-like RPC bytes in latency bands")):
+        v = mix.get(kind, {}).get("window", {}).get(side)
+        target(">= 99%% of %s (steady-state window)" % what, v is not None and v >= 0.99,
+               "%s %% (from the start: %s %%)" % (
+                   fmt(v * 100 if v is not None else None, 2),
+                   fmt((mix.get(kind, {}).get("whole", {}).get(side) or 0) * 100, 2)))
+    for n in ("aiclass", "aiclass_codel"):
+        rel = [ratio(pps.get(n, {}).get(f), pps.get("fq_codel", {}).get(f)) for f in FLOWS]
+        target("%s packets per second >= 1.0x fq_codel's, both children of prio, "
+               "at 16 / 1000 / 10000 flows" % n,
+               None not in rel and min(rel) >= 1.0,
+               " / ".join(fmt(x) for x in rel) + " x")
+    c16 = cost["fair"].get("aiclass", {}).get(16, {}).get("ns_median")
+    c10k = cost["fair"].get("aiclass", {}).get(10000, {}).get("ns_median")
+    own = ratio(c10k, c16)
+    target("own cost (CPU ns per packet) at 10000 flows <= 1.2x that at 16",
+           own is not None and own <= 1.2,
+           "%s x (%s vs %s ns)" % (fmt(own), fmt(c10k), fmt(c16)))
     fs = flowstate.get("aiclass", {}).get("bytes")
-    target("per-flow state <= 64 bytes", fs is not None and fs <= 64,
+    target("per-flow state <= 80 bytes", fs is not None and fs <= 80,
            "%s bytes" % fmt(fs))
 
     result = {"conditions": cond, "rows": list(rows.values()), "drr": drr,
-              "pps": pps, "memory_kb": mem, "flow_state": flowstate,
-              "targets": targets}
+              "accuracy": mix, "cost": cost, "pps": pps, "memory_kb": mem,
+              "flow_state": flowstate, "targets": targets}
     with open(os.path.join(out, "bench.json"), "w") as f:
         json.dump(result, f, indent=1, default=str)
-    cols = [k for k in next(iter(rows.values()), {}) if k != "qdisc_stats"]
+    cols = [k for k in next(iter(rows.values()), {})
+            if k not in ("qdisc_stats", "sojourn")]
     with open(os.path.join(out, "bench.csv"), "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=cols, extrasaction="ignore")
         w.writeheader()
@@ -292,66 +435,125 @@ def main():
             w.writerow({k: (round(v, 4) if isinstance(v, float) else v)
                         for k, v in r.items()})
 
-    md = markdown(cond, rows, drr, pps, pgnames, mem, flowstate, targets)
+    md = markdown(cond, rows, drr, mix, cost, pgnames, mem, flowstate, targets)
     with open(os.path.join(out, "bench.md"), "w") as f:
         f.write(md)
     print(md)
     plots(out, rows, raw_lat, pps, pgnames)
 
 
-def markdown(cond, rows, drr, pps, pgnames, mem, flowstate, targets):
+def spread(e, key, scale=1.0, nd=0):
+    """'median (min-max)' of a cost entry's runs."""
+    if not e or not e.get(key):
+        return "-"
+    v = e[key]
+    m = median(v) / scale
+    if len(v) == 1:
+        return "%.*f" % (nd, m)
+    return "%.*f (%.*f-%.*f)" % (nd, m, nd, min(v) / scale, nd, max(v) / scale)
+
+
+def markdown(cond, rows, drr, mix, cost, pgnames, mem, flowstate, targets):
     L = []
     L.append("Conditions: %s guest, %s vCPUs, kernel %s; HTB bottleneck %s Mbit/s "
              "(unshaped path carries %s Mbit/s), netem %s on the return path, "
-             "idle RTT %s ms; %s; commit %s.%s" % (
+             "idle RTT %s ms; offloads: %s; TCP %s; %s; commit %s.%s" % (
                  cond.get("accel"), cond.get("vcpus"), cond.get("kernel"),
                  cond.get("rate_mbit"), fmt(cond.get("unshaped_mbit"), 0),
-                 cond.get("delay"), cond.get("rtt_ms"), cond.get("date"),
-                 cond.get("commit"),
+                 cond.get("delay"), cond.get("rtt_ms"), cond.get("offloads"),
+                 cond.get("tcp"), cond.get("date"), cond.get("commit"),
                  " QUICK smoke run: numbers mean nothing." if cond.get("quick") else ""))
+    L.append("")
+    L.append("aiclass targets (defaults, no hints):")
+    L.append("")
+    for t in targets:
+        L.append("- %s: **%s** (%s)" % (t["target"], "met" if t["met"] else "not met",
+                                        t["measured"]))
+    L.append("")
+
+    fair = cost.get("fair", {})
+    if fair:
+        L.append("Per-packet cost, fair: pktgen queue_xmit into a dummy device, 64-byte "
+                 "UDP packets, the contender as the child of a `prio` band (no bypass, "
+                 "same parent for all); %s packets a run, median (min-max) of %s "
+                 "interleaved runs:" % (cond.get("pktgen_count"), cond.get("pktgen_reps")))
+        L.append("")
+        L.append("| contender | kpps 16 flows | kpps 1000 | kpps 10000 "
+                 "| CPU ns/packet 16 | ns/packet 1000 | ns/packet 10000 | x fq_codel pps 16 / 1k / 10k |")
+        L.append("| --- | --- | --- | --- | --- | --- | --- | --- |")
+        fqc = fair.get("fq_codel", {})
+        for n in pgnames:
+            e = fair[n]
+            rel = [ratio(e.get(f, {}).get("pps_median"), fqc.get(f, {}).get("pps_median"))
+                   for f in FLOWS]
+            L.append("| %s | %s | %s | %s | %s | %s | %s | %s |" % (
+                n, *[spread(e.get(f), "pps", 1000) for f in FLOWS],
+                *[spread(e.get(f), "ns") for f in FLOWS],
+                " / ".join(fmt(x) for x in rel)))
+        L.append("")
+        L.append("aiclass_codel = `aiclass target 10us interval 100us`; fq on kernel %s "
+                 "%s. The dummy device never pushes back, so each packet is enqueued "
+                 "and at once dequeued: the queue stays at a packet or two, CoDel "
+                 "measures sojourn on every dequeue but seldom acts; CPU ns/packet is "
+                 "the guest's busy time (both vCPUs, pktgen included) per packet." % (
+                     cond.get("kernel"),
+                     "has 3 priority bands" if cond.get("fq_bands") else "has no bands (before 6.7)"))
+        L.append("")
+
+    L.append("Load: %s TCP flows in lock-step, %d KB each per step, + UDP "
+             "elephant to 4791 at %s Mbit/s; RPCs (200 B requests, "
+             "256 B-32 KB responses, Poisson bursts of 1-6 at 20 per second) and a "
+             "sockperf TCP ping-pong (200 B, 100 per second) timed for %s s loaded and "
+             "%s s idle; training RTT (the collective's smoothed RTT, `ss -tin` on "
+             "the sender, once a second), class sojourn (`tc -s class`, aiclass), "
+             "link, training and CPU counted over a %s s window after %s s of warm-up." % (
+                 cond.get("collective_flows"), cond.get("step_bytes", 0) // 1024,
+                 cond.get("udp_mbit"), cond.get("rpc_seconds"),
+                 cond.get("idle_seconds"), cond.get("window_seconds"),
+                 cond.get("warm_seconds")))
+    L.append("")
     best = max((r["link_util"] or 0 for r in rows.values()), default=0)
     if rows and best < 0.9:
-        L.append("")
         L.append("**Warning: no contender got the link past %.0f %%: the emulated "
                  "CPU, not the bottleneck, limited this run, so goodput and "
                  "utilisation compare CPU cost more than scheduling.**" % (best * 100))
         L.append("")
-    L.append("Load: %s TCP flows in lock-step, %d KB each per step, + UDP "
-             "elephant to 4791 at %s Mbit/s, %s s; RPCs (200 B requests, "
-             "256 B-32 KB responses, Poisson bursts of 1-6 at 20 per second) timed for %s s "
-             "loaded and %s s idle, with a sockperf TCP ping-pong (200 B, 100 per "
-             "second); link, training and CPU counted over a %s s window." % (
-                 cond.get("collective_flows"), cond.get("step_bytes", 0) // 1024,
-                 cond.get("udp_mbit"), cond.get("seconds"),
-                 cond.get("rpc_seconds"), cond.get("idle_seconds"),
-                 cond.get("window_seconds")))
-    L.append("")
     L.append("| contender | RPC p50 / p99 / p99.9 loaded, ms | RPC p99 idle, ms "
              "| RPC p99 x idle | ping-pong p99 loaded / idle, ms | ping p99 x idle "
-             "| training Mbit/s | link util "
-             "| step p50, s | Jain | guest CPU | pps 16 / 1k / 10k flows |")
-    L.append("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+             "| training RTT p50 / p90, ms | training sojourn avg / max, ms "
+             "| latency 1:1 sojourn avg / max, ms "
+             "| training Mbit/s | link util | step p50, s | Jain | guest CPU |")
+    L.append("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
     for r in rows.values():
-        p = [r.get("pps_%d" % f) for f in FLOWS]
-        L.append("| %s | %s / %s / %s | %s | %s | %s / %s | %s | %s | %s | %s | %s | %s | %s |" % (
+        L.append("| %s | %s / %s / %s | %s | %s | %s / %s | %s | %s / %s | %s | %s | %s | %s | %s | %s | %s |" % (
             r["contender"], fmt(r["rpc_p50_ms"]), fmt(r["rpc_p99_ms"]),
             fmt(r["rpc_p999_ms"]), fmt(r["idle_p99_ms"]),
             fmt(r["p99_x_idle"], 1), fmt(r["ping_p99_ms"]),
             fmt(r["ping_idle_p99_ms"]), fmt(r["ping_p99_x_idle"], 1),
+            fmt(r["train_rtt_p50_ms"], 1), fmt(r["train_rtt_p90_ms"], 1),
+            "%s / %s" % (fmt(r["train_sojourn_avg_ms"]), fmt(r["train_sojourn_max_ms"]))
+            if r["train_sojourn_avg_ms"] is not None else "-",
+            "%s / %s" % (fmt(r["lat_sojourn_avg_ms"]), fmt(r["lat_sojourn_max_ms"]))
+            if r["lat_sojourn_avg_ms"] is not None else "-",
             fmt(r["training_mbit"], 1),
             "%s %%" % fmt((r["link_util"] or 0) * 100, 1),
             fmt(r["step_p50_s"], 3), fmt(r["jain"], 3),
-            "%s %%" % fmt((r["cpu_busy"] or 0) * 100, 0),
-            " / ".join("%.0fk" % (v / 1000) if v else "-" for v in p)))
+            "%s %%" % fmt((r["cpu_busy"] or 0) * 100, 0)))
     L.append("")
     L.append("Qdisc arguments: " + "; ".join(
         "%s = `%s`" % (r["contender"], r["qdisc"]) for r in rows.values()) +
         ". aiclass_hints adds tc filters: RPC responses (tcp sport 7000) to "
-        "1:1, the collective (tcp dport 7100) to 1:11, the UDP elephant to 1:12. "
-        "aiclass_rate is root with its own shaper instead of the HTB.")
+        "1:1, the collective (tcp dport 7100) to 1:11, the UDP elephant to 1:12; "
+        "fq_hints sets the same three as skb->priority 6 / 0 / 2 (fq's bands "
+        "0 / 1 / 2) with a clsact egress filter. aiclass_rate is root with its "
+        "own shaper instead of the HTB. Sojourn: the median over the window's "
+        "samples of the class's sojourn_avg (an EWMA), and its sojourn_max at the "
+        "end (since the qdisc was installed, warm-up included).")
     L.append("")
     if drr:
-        L.append("DRR shares, three classes weighted 1:2:4 (two TCP streams each):")
+        L.append("DRR shares, three classes weighted 1:2:4 (two TCP streams each), "
+                 "the classes' byte counters over %s s after %s s of warm-up:" % (
+                     cond.get("window_seconds"), cond.get("warm_seconds")))
         L.append("")
         L.append("| qdisc | Mbit/s per class | shares | error vs weight |")
         L.append("| --- | --- | --- | --- |")
@@ -361,11 +563,48 @@ def markdown(cond, rows, drr, pps, pgnames, mem, flowstate, targets):
                 " / ".join("%.3f" % s for s in d["shares"]),
                 " / ".join("%+.1f %%" % (e * 100) for e in d["error"])))
         L.append("")
+    if mix:
+        L.append("Classification accuracy, defaults and no hints: NCCL-like (%s peers x "
+                 "4 connections, 512 KB steps in 128 KB chunks, compute phases 5 ms-1 s), "
+                 "gRPC-like (persistent connections, Poisson bursts) and short "
+                 "connections at once, each kind through its own default aiclass under "
+                 "one HTB; bytes the aiclass classes sent, over %s s after %s s, and "
+                 "from the start:" % (cond.get("mix_peers"), cond.get("mix_window_seconds"),
+                                      cond.get("mix_warm_seconds")))
+        L.append("")
+        L.append("| kind | connections | in training (window) | in latency bands (window) "
+                 "| in training (from start) | in latency (from start) | qdisc bytes (window) "
+                 "| generator payload bytes (whole run) |")
+        L.append("| --- | --- | --- | --- | --- | --- | --- | --- |")
+        for k, r in mix.items():
+            w, h = r["window"], r["whole"]
+            def pc(v):
+                return "n/a" if v is None else "%.2f %%" % (v * 100)
+            L.append("| %s | %s | %s | %s | %s | %s | %s | %s |" % (
+                k, fmt(r.get("connections")),
+                pc(w["training_frac"]), pc(w["latency_frac"]),
+                pc(h["training_frac"]), pc(h["latency_frac"]),
+                w["latency_bytes"] + w["training_bytes"], fmt(r.get("generator_bytes"))))
+        L.append("")
+    byp = cost.get("bypass", {})
+    if byp:
+        L.append("Per-packet cost, bypass allowed (the contender as root of the dummy "
+                 "device; pfifo and fq_codel set TCQ_F_CAN_BYPASS and skip enqueue and "
+                 "dequeue on an empty queue there; fq, ets, cake and aiclass do not), median (min-max):")
+        L.append("")
+        L.append("| contender | kpps 16 flows | kpps 1000 | kpps 10000 | CPU ns/packet 16 / 1000 / 10000 |")
+        L.append("| --- | --- | --- | --- | --- |")
+        for n in pgnames:
+            e = byp.get(n, {})
+            L.append("| %s | %s | %s | %s | %s |" % (
+                n, *[spread(e.get(f), "pps", 1000) for f in FLOWS],
+                " / ".join(fmt(e.get(f, {}).get("ns_median"), 0) for f in FLOWS)))
+        L.append("")
     if mem or flowstate:
         L.append("Memory: per-flow state (sizeof per slot, from BTF / debug info; "
-                 "cake: its flow struct only) and the "
+                 "cake: its flow struct only; fq: a slab object per live flow) and the "
                  "drop in the guest's MemFree from before the qdisc was added to "
-                 "its lowest while pktgen ran 10000 flows (approximate, mean of runs):")
+                 "its lowest while pktgen ran 10000 flows (approximate; noise of a few MB):")
         L.append("")
         L.append("| qdisc | per-flow state | peak memory at 10000 flows |")
         L.append("| --- | --- | --- |")
@@ -373,19 +612,14 @@ def markdown(cond, rows, drr, pps, pgnames, mem, flowstate, targets):
             fs = flowstate.get(n)
             m = mem.get(n)
             L.append("| %s | %s | %s |" % (
-                n, "%d B (%s)" % (fs["bytes"], fs["struct"]) if fs else "none",
+                n, "%d B (%s)" % (fs["bytes"], fs["struct"]) if fs else "none counted",
                 "%.0f KB" % (sum(m) / len(m)) if m else "n/a"))
         L.append("")
-    L.append("aiclass targets (defaults, no hints):")
-    L.append("")
-    for t in targets:
-        L.append("- %s: **%s** (%s)" % (t["target"], "met" if t["met"] else "not met",
-                                        t["measured"]))
-    L.append("")
     return "\n".join(L)
 
 
 def plots(out, rows, raw_lat, pps, pgnames):
+    pgnames = [n for n in pgnames if n in pps]
     if not shutil.which("gnuplot"):
         print("report: no gnuplot, no plots", file=sys.stderr)
         return
@@ -442,7 +676,7 @@ def plots(out, rows, raw_lat, pps, pgnames):
         gp = term + ("set output '%s'\nset logscale x\nset grid\n"
                      "set xlabel 'concurrent flows (log)'\nset ylabel 'packets per second'\n"
                      "set yrange [0:*]\nset key bottom left\n"
-                     "set title 'pktgen queue\\_xmit into dummy, contender as root'\n"
+                     "set title 'pktgen queue\\_xmit into dummy, contender as child of prio (no bypass)'\n"
                      "plot " % os.path.join(out, "pps.png")) + ", ".join(plot) + "\n"
         run_gnuplot(gp)
     shutil.rmtree(tmp)

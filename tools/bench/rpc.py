@@ -11,6 +11,8 @@ client: keeps a pool of connections.  Bursts arrive as a Poisson process
 on its own idle connection, with a response size drawn from --sizes.  An
 RPC's time runs from its request's send to the last byte of its response.
 Writes JSON: one [latency_us, response_bytes, start_s] per completed RPC.
+With --new-conn every RPC opens a connection of its own and closes it
+when answered (short connections; its time includes the handshake).
 
 The server runs where the responses must cross the bottleneck (the sender
 side of the dumbbell), the client on the far side: the requests are small,
@@ -92,11 +94,12 @@ class Conn:
 def client(a):
     rng = random.Random(a.seed)
     sizes = [int(x) for x in a.sizes.split(",")]
-    conns = [Conn(a.dst, a.port) for _ in range(a.conns)]
+    conns = [] if a.new_conn else [Conn(a.dst, a.port) for _ in range(a.conns)]
     free = list(conns)
     sel = selectors.DefaultSelector()
     for c in conns:
         sel.register(c.s, selectors.EVENT_READ, c)
+    opened = 0
     buf = bytearray(1 << 16)
     req_body = bytes(a.request)
     out = []
@@ -111,13 +114,20 @@ def client(a):
             break
         if now >= next_burst and now < end:
             for _ in range(rng.randint(1, a.burst)):
-                if not free:
+                if a.new_conn and busy < a.conns:
+                    t0 = time.monotonic()
+                    c = Conn(a.dst, a.port)
+                    c.t0 = t0
+                    sel.register(c.s, selectors.EVENT_READ, c)
+                    opened += 1
+                elif not free:
                     missed += 1
                     continue
-                c = free.pop()
+                else:
+                    c = free.pop()
+                    c.t0 = time.monotonic()
                 c.want = rng.choice(sizes)
                 c.got = 0
-                c.t0 = time.monotonic()
                 c.s.send(HDR.pack(len(req_body), c.want) + req_body)
                 busy += 1
             next_burst += rng.expovariate(a.rate)
@@ -137,11 +147,17 @@ def client(a):
                 out.append([round((t - c.t0) * 1e6), c.want,
                             round(c.t0 - start, 4)])
                 c.want = 0
-                free.append(c)
                 busy -= 1
+                if a.new_conn:
+                    sel.unregister(c.s)
+                    c.s.close()
+                else:
+                    free.append(c)
         if now >= end and time.monotonic() > end + a.drain:
             break
     res = {"rpcs": out, "missed": missed, "unfinished": busy,
+           "connections": opened or len(conns),
+           "response_bytes": sum(r[1] for r in out),
            "duration": a.duration, "rate": a.rate, "burst": a.burst,
            "sizes": sizes, "request": a.request}
     with open(a.out, "w") as f:
@@ -166,7 +182,10 @@ def main():
     c.add_argument("--sizes", default="256,1024,4096,16384,32768",
                    help="response bytes, drawn uniformly")
     c.add_argument("--request", type=int, default=200)
-    c.add_argument("--conns", type=int, default=32)
+    c.add_argument("--conns", type=int, default=32,
+                   help="connections (--new-conn: at most this many open)")
+    c.add_argument("--new-conn", action="store_true",
+                   help="a new connection for every RPC")
     c.add_argument("--drain", type=float, default=5,
                    help="seconds to wait for answers after the end")
     c.add_argument("--seed", type=int, default=1)
