@@ -11,7 +11,7 @@
 #include <net/pkt_sched.h>
 
 /* skb_gso_segment() moved from linux/netdevice.h to net/gso.h in 6.5. */
-#if __has_include(<net/gso.h>)
+#if __has_include("net/gso.h")
 #include <net/gso.h>
 #endif
 

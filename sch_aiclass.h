@@ -131,8 +131,8 @@ enum {
 					 * training while quiet, 0 = never
 					 */
 	TCA_AICLASS_DSCPMAP,		/* binary: AICLASS_DSCPMAP_LEN u8 class
-					 * minors by DSCP, AICLASS_DSCPMAP_AUTO =
-					 * fall through to the next route
+					 * minors by DSCP, AICLASS_DSCPMAP_AUTO:
+					 * the next route decides
 					 */
 	TCA_AICLASS_SPLIT_GSO,		/* u8: 1 = segment GSO packets when the
 					 * shaper rate is below 1 Gbit/s
