@@ -491,6 +491,64 @@ test_slow_rate_after_boot() {
 	check_eq "$(class_stat 1:1 pkts)" 3 "packets sent by the slowest shaper"
 }
 
+# A reset (the link going down) empties the qdisc and forgets every flow:
+# a flow that was an elephant before starts its next burst in 1:1.
+test_reset_forgets() {
+	local before
+	dev_setup
+	aq idle 10s
+	send 7000 -n 300 -s 1000 -S 8000
+	wait_drained
+	[ "$(class_stat 1:11 pkts)" -gt 0 ] || fail "the burst never reached 1:11"
+	ip link set dev "$DEV" down
+	ip link set dev "$DEV" up
+	before=$(class_stat 1:1 pkts)
+	send 7000 -n 10 -s 1000 -S 8000
+	wait_drained
+	check_eq "$(($(class_stat 1:1 pkts) - before))" 10 \
+		"packets of the old elephant in 1:1 after a reset"
+}
+
+# Stats dumps run without the qdisc lock: each class dump must still be one
+# snapshot.  pktgen's packets are all of one length, so a class's backlog
+# is always its queue length times that length.
+test_stats_dumps_under_traffic() {
+	local res
+	dev_setup
+	aq rate 10mbit
+	pg_reset
+	pg_flow 1 0 0x10001 delay 200000
+	pg_flow 2 1 0x10011
+	pg_start
+	sleep 1
+	res=$(python3 - "$DEV" <<'PY'
+import json, subprocess, sys, time
+end, n, busy, bad, size = time.monotonic() + 5, 0, 0, 0, set()
+while time.monotonic() < end:
+    out = subprocess.run(["tc", "-s", "-j", "class", "show", "dev", sys.argv[1]],
+                         capture_output=True, text=True, check=True).stdout
+    subprocess.run(["tc", "-s", "qdisc", "show", "dev", sys.argv[1]],
+                   capture_output=True, check=True)
+    for c in json.loads(out):
+        q, b = c.get("qlen", 0), c.get("backlog", 0)
+        n += 1
+        if q:
+            busy += 1
+            size.add(b / q)
+        elif b:
+            bad += 1
+print(n, busy, bad, len(size))
+PY
+)
+	pg_stop
+	wait_drained
+	read -r n busy bad sizes <<<"$res"
+	echo "$n class dumps, $busy with a queue, $bad with bytes but no packets, $sizes backlog/qlen ratios"
+	[ "$busy" -gt 0 ] || fail "no dump saw a queue"
+	check_eq "$bad" 0 "dumps with a backlog of bytes but no packets"
+	check_eq "$sizes" 1 "backlog/qlen ratios seen (one packet length)"
+}
+
 # ------------------------------------------------------ bad requests ----
 
 # refused ARGS...: `tc ARGS` must fail with the kernel's extack (exit 2)
@@ -549,7 +607,7 @@ test_unload_under_traffic() {
 }
 
 aiclass_load
-ktap_plan 20
+ktap_plan 22
 run_case "classify: skb->priority" test_route_priority
 run_case "classify: tc filters, shot counted" test_route_filter
 run_case "classify: priomap" test_route_priomap
@@ -568,6 +626,8 @@ run_case "latency band limit" test_latency_band_limit
 run_case "change under traffic loses no packet" test_change_under_traffic
 run_case "shrinking limit drops only the excess" test_shrink_limit_drops_excess
 run_case "slowest shaper right after boot does not stall" test_slow_rate_after_boot
+run_case "reset forgets flows" test_reset_forgets
+run_case "stats dumps under traffic are snapshots" test_stats_dumps_under_traffic
 run_case "bad values refused with extack, config unchanged" test_bad_values
 run_case "unload refused while in use, clean after" test_unload_under_traffic
 ktap_finish

@@ -176,14 +176,41 @@ test_crowded_table_order() {
 	check_eq "$got" $((12 * 4 + 12 * 60)) "datagrams received"
 }
 
+# Behind aiclass's own shaper below 1 Gbit/s, GSO packets are split, so
+# no 64 KB super-packet holds the link in front of an RPC; no_split_gso
+# keeps them whole.  The sender's own device carries its GSO packets.
+test_split_gso() {
+	local split avg
+	iperf_servers 5221
+	for mode in split_gso no_split_gso; do
+		ns_exec "$SND" tc qdisc replace dev "$SND_IF" root handle 1: \
+			aiclass rate 15mbit "$mode"
+		ns_exec "$SND" iperf3 -c "$RCV_IP" -p 5221 -P 2 -t 5 >/dev/null
+		split=$(TCNS=$SND DEV=$SND_IF aiclass_xstat gso_split)
+		avg=$(ns_exec "$SND" tc -s qdisc show dev "$SND_IF" | awk '
+			$1 == "Sent" { printf "%d", $2 / $4; exit }')
+		echo "$mode: $split GSO packets split, $avg bytes a packet"
+		if [ "$mode" = split_gso ]; then
+			[ "$split" -gt 0 ] || fail "no GSO packet was split"
+			[ "$avg" -le 1514 ] || fail "packets of $avg bytes left"
+		else
+			check_eq "$split" 0 "GSO packets split with no_split_gso"
+			[ "$avg" -gt 3000 ] ||
+				fail "no_split_gso, yet $avg bytes a packet: no GSO seen"
+		fi
+	done
+	ns_exec "$SND" tc qdisc del dev "$SND_IF" root
+}
+
 ktap_header
 require_cmd iperf3 ss ethtool python3
 aiclass_load
-ktap_plan 4
+ktap_plan 5
 dumbbell_setup -r "$RATE" -d 5ms
 ns_exec "$SND" sysctl -qw net.ipv4.tcp_ecn=0 net.ipv4.tcp_congestion_control=cubic
 run_case "bulk TCP RTT within 1.5x fq_codel's, memory far below the limit" test_bulk_rtt
 run_case "DRR 1:2:4 between TCP classes within 5 % in steady state" test_drr_weights_tcp
 run_case "a RoCE QP's acks do not drag its data into 1:1" test_roce_qp_acks
 run_case "a crowded flow table never reorders a flow" test_crowded_table_order
+run_case "GSO packets split below 1 Gbit/s behind the shaper" test_split_gso
 ktap_finish
