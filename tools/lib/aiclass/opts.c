@@ -109,7 +109,7 @@ const struct aic_opt aic_opts[] = {
 	  .def = AICLASS_DEF_FORGET, .off = "off", .arg = "TIME|off",
 	  .help = "how long an elephant's flow is remembered as training" },
 	{ .name = "split_gso", .attr = TCA_AICLASS_SPLIT_GSO,
-	  .unit = AIC_FLAG, .width = 1, .min = 0, .max = 1, .def = 0,
+	  .unit = AIC_FLAG, .width = 1, .min = 0, .max = 1, .def = 1,
 	  .neg = "no_split_gso",
 	  .help = "segment GSO packets under a shaper below 1Gbit" },
 };
@@ -252,15 +252,18 @@ static int get_value(const struct aic_opt *o, const char *s, uint64_t *v,
 			   o->unit == AIC_USECS ? "a time (500us, 10ms, 1s)" :
 			   o->unit == AIC_RATE ? "a rate (100Mbit, 10Gbit)" :
 			   "a number");
-	if (*v == 0 && o->off)
-		return 0;		/* 0 is off, as the keyword says */
+	/* 0 is off, as the off word or the negated keyword says */
+	if (*v == 0 && (o->off || o->neg))
+		return 0;
 	if (*v < o->min || *v > o->max || (o->width < 8 &&
 	    *v >> (8 * o->width)))
-		return say(err, len, "Illegal \"%s\": must be %s%s%s..%s",
+		return say(err, len, "Illegal \"%s\": must be %s%s%s..%s%s%s%s",
 			   o->name, o->off ? o->off : "",
 			   o->off ? " or " : "",
 			   aic_fmt_value(lo, sizeof(lo), o, o->min),
-			   aic_fmt_value(hi, sizeof(hi), o, o->max));
+			   aic_fmt_value(hi, sizeof(hi), o, o->max),
+			   o->neg ? " or 0 (" : "", o->neg ? o->neg : "",
+			   o->neg ? ")" : "");
 	if (o->pow2 && (*v & (*v - 1)))
 		return say(err, len, "Illegal \"%s\": must be a power of two",
 			   o->name);
