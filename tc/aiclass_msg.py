@@ -7,8 +7,11 @@ missing), what a newer one sends (attributes it does not know) and never
 misread an attribute of an unexpected size.  The real module sends neither,
 so tests build such dumps here and let the real tc print them:
 
-    aiclass_msg.py qdisc [--omit NAME ...] [--unknown] [--bad-size NAME] > F
+    aiclass_msg.py qdisc [--omit NAME ...] [--old] [--unknown] [--bad-size NAME] > F
     tc -s [-j] monitor file F
+
+--old leaves out what the module gained with CoDel and the dscpmap (the
+options and counters in OLD below), as a module from before them sends.
 
 Every option and counter gets a distinct value, printed on stderr with -v.
 Attribute numbers come from ../sch_aiclass.h, parsed at run time.
@@ -24,6 +27,11 @@ NLA_F_NESTED = 0x8000
 RTM_NEWQDISC, RTM_NEWTCLASS = 36, 40
 TCA_KIND, TCA_OPTIONS, TCA_STATS2 = 1, 2, 7
 TCA_STATS_BASIC, TCA_STATS_QUEUE, TCA_STATS_APP = 1, 3, 4
+# What a module from before CoDel and the dscpmap does not send: options,
+# qdisc counters, class counters (short names, as --omit takes them).
+OLD = ("TARGET", "INTERVAL", "ECN", "FORGET", "DSCPMAP", "SPLIT_GSO",
+       "CLS_DSCPMAP", "DROP_AQM", "AQM_MARKS", "REMEMBERED", "GSO_SPLIT",
+       "SOJOURN_AVG64", "SOJOURN_MAX64", "AQM_DROPS")
 
 
 def uapi_enums(path):
@@ -100,6 +108,15 @@ def qdisc_options(args):
     a.append(scalar("TCA_AICLASS_DEFAULT_CLASS", "B", 0x11, args))
     a.append(scalar("TCA_AICLASS_LAT_LIMIT", "I", 1024, args))
     a.append(scalar("TCA_AICLASS_QUANTUM", "I", 1514, args))
+    a.append(scalar("TCA_AICLASS_TARGET", "I", 2500, args))
+    a.append(scalar("TCA_AICLASS_INTERVAL", "I", 50000, args))
+    a.append(scalar("TCA_AICLASS_ECN", "B", 0, args))
+    a.append(scalar("TCA_AICLASS_FORGET", "I", 0, args))
+    if "DSCPMAP" not in args.omit:
+        dscpmap = [0] * 64
+        dscpmap[26], dscpmap[46] = 0x11, 0x1
+        a.append(attr(E["TCA_AICLASS_DSCPMAP"], bytes(dscpmap)))
+    a.append(scalar("TCA_AICLASS_SPLIT_GSO", "B", 1, args))
     if args.unknown:
         a.append(attr(E["__TCA_AICLASS_MAX"] + 3, struct.pack("=I", 77)))
     return a
@@ -135,6 +152,10 @@ def class_stats(args):
     a.append(scalar("TCA_AICLASS_CSTATS_SOJOURN_AVG", "I", 12500, args))
     a.append(scalar("TCA_AICLASS_CSTATS_SOJOURN_MAX", "I", 2500000, args))
     a.append(scalar("TCA_AICLASS_CSTATS_CE_MARKS", "Q", 7, args))
+    a.append(scalar("TCA_AICLASS_CSTATS_SOJOURN_AVG64", "Q", 12500, args))
+    a.append(scalar("TCA_AICLASS_CSTATS_SOJOURN_MAX64", "Q", 2500000, args))
+    a.append(scalar("TCA_AICLASS_CSTATS_AQM_DROPS", "Q", 8, args))
+    a.append(scalar("TCA_AICLASS_CSTATS_AQM_MARKS", "Q", 9, args))
     if args.unknown:
         a.append(attr(E["__TCA_AICLASS_CSTATS_MAX"] + 2,
                       struct.pack("=Q", 99)))
@@ -166,6 +187,9 @@ def main():
     p.add_argument("--omit", action="append", default=[],
                    help="leave out an attribute (short name: LIMIT, "
                         "CLS_AUTO, WEIGHT, ...), as an older module would")
+    p.add_argument("--old", action="store_true",
+                   help="leave out what the module gained with CoDel and "
+                        "the dscpmap, as a module from before them sends")
     p.add_argument("--bad-size", action="append", default=[],
                    help="send an attribute one byte short")
     p.add_argument("--unknown", action="store_true",
@@ -176,6 +200,8 @@ def main():
                    help="0 latency, 1 training")
     p.add_argument("--ifindex", type=int, default=1)
     args = p.parse_args()
+    if args.old:
+        args.omit += OLD
     sys.stdout.buffer.write(message(args))
 
 
