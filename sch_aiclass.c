@@ -73,8 +73,11 @@
  * AICLASS_DROP_BATCH packets and AICLASS_DROP_BATCH_BYTES), and latency
  * traffic is dropped only beyond lat_limit packets per band or when there
  * is no training traffic left to drop.  An optional shaper (rate) paces
- * dequeue with a virtual clock and the qdisc watchdog; below 1 Gbit/s it
- * splits GSO packets (split_gso) so that no super-packet holds the link.
+ * dequeue with a virtual clock and the qdisc watchdog.  Below 1 Gbit/s --
+ * the shaper's rate, or without it the rate packets leave at while the
+ * qdisc stays backlogged (a slower device, a parent's shaper) -- GSO
+ * packets are split (split_gso), so that no super-packet holds the link
+ * for long in front of an RPC.
  */
 
 #include <linux/module.h>
@@ -109,6 +112,7 @@
 #define AICLASS_ROCE_RC_AACK	0x12	/* BTH opcode: RC atomic acknowledge */
 #define AICLASS_SHAPER_SLACK	NSEC_PER_MSEC	/* shaper burst, at least */
 #define AICLASS_SPLIT_GSO_RATE	(1000000000ULL / 8)	/* bytes/s: 1 Gbit */
+#define AICLASS_RATE_WINDOW	(20 * NSEC_PER_MSEC)	/* departure rate */
 #define AICLASS_FLOW_WAYS	8	/* flow table: slots per set */
 
 /* Flow flags */
@@ -232,7 +236,10 @@ struct aiclass_sched_data {
 	codel_time_t	 idle;		/* cfg->idle in codel time */
 	codel_time_t	 forget;	/* cfg->forget in codel time */
 	bool		 parse_ip;	/* dscpmap or roce_port need the header */
-	bool		 split_gso;	/* rate is on, below 1 Gbit/s */
+	bool		 split_gso;	/* split_gso, and no rate of 1 Gbit/s+ */
+	u64		 busy_start;	/* ns: this backlogged period's window */
+	u64		 busy_bytes;	/* dequeued in the window */
+	u64		 departure_rate; /* bytes/s while backlogged, or 0 */
 	struct codel_stats cstats;
 	struct codel_params cparams[2];	/* latency bands, training */
 	struct tcf_proto __rcu *filter_list;
@@ -920,8 +927,8 @@ static int aiclass_enqueue_skb(struct Qdisc *sch, struct sk_buff *skb,
 	return NET_XMIT_SUCCESS;
 }
 
-/* Below 1 Gbit/s a GSO packet would hold the shaped link for longer than
- * a latency packet should wait: queue its segments instead (as sch_cake).
+/* Below 1 Gbit/s a GSO packet would hold the link for longer than a
+ * latency packet should wait: queue its segments instead (as sch_cake).
  */
 static int aiclass_enqueue_segs(struct Qdisc *sch, struct sk_buff *skb,
 				struct aiclass_flow *f, unsigned int idx,
@@ -998,7 +1005,9 @@ static int aiclass_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 		idx = f->cls;
 	}
 
-	if (q->split_gso && skb_is_gso(skb))
+	if (q->split_gso && skb_is_gso(skb) &&
+	    (q->cfg.rate || (q->departure_rate &&
+			     q->departure_rate < AICLASS_SPLIT_GSO_RATE)))
 		return aiclass_enqueue_segs(sch, skb, f, idx, now, to_free);
 	return aiclass_enqueue_skb(sch, skb, f, idx, now, true, to_free);
 }
@@ -1061,6 +1070,31 @@ static void aiclass_sojourn(struct aiclass_class *cl, u64 sojourn)
 			  (sojourn >> 3);
 	if (sojourn > cl->sojourn_max)
 		cl->sojourn_max = sojourn;
+}
+
+/* The rate packets leave at while the qdisc stays backlogged: the rate of
+ * whatever paces dequeue (the device, a parent's shaper), measured over
+ * windows of AICLASS_RATE_WINDOW that end when the qdisc runs empty.
+ */
+static void aiclass_departure(struct aiclass_sched_data *q, unsigned int len,
+			      u64 now)
+{
+	if (!q->lat_bitmap && list_empty(&q->train_active)) {
+		q->busy_start = 0;
+		return;
+	}
+	if (!q->busy_start) {
+		q->busy_start = now;
+		q->busy_bytes = 0;
+		return;
+	}
+	q->busy_bytes += len;
+	if (now - q->busy_start < AICLASS_RATE_WINDOW)
+		return;
+	q->departure_rate = div64_u64(q->busy_bytes * NSEC_PER_SEC,
+				      now - q->busy_start);
+	q->busy_start = now;
+	q->busy_bytes = 0;
 }
 
 static struct sk_buff *aiclass_dequeue(struct Qdisc *sch)
@@ -1143,6 +1177,7 @@ static struct sk_buff *aiclass_dequeue(struct Qdisc *sch)
 		q->guard = 0;
 
 	aiclass_sojourn(cl, now - aiclass_cb(skb)->enqueue_time);
+	aiclass_departure(q, len, now);
 	if (cfg->rate)
 		q->t_next = max(q->t_next, now > q->shaper_slack_ns ?
 					   now - q->shaper_slack_ns : 0) +
@@ -1214,6 +1249,8 @@ static void aiclass_reset(struct Qdisc *sch)
 		q->classes[i].sojourn_max = 0;
 	}
 	q->t_next = 0;
+	q->busy_start = 0;
+	q->departure_rate = 0;
 	qdisc_watchdog_cancel(&q->watchdog);
 }
 
@@ -1507,8 +1544,8 @@ static void aiclass_commit_derived(struct Qdisc *sch)
 	q->parse_ip = !!cfg->roce_port ||
 		      memchr_inv(cfg->dscpmap, AICLASS_DSCPMAP_AUTO,
 				 AICLASS_DSCPMAP_LEN);
-	q->split_gso = cfg->split_gso && cfg->rate &&
-		       cfg->rate < AICLASS_SPLIT_GSO_RATE;
+	q->split_gso = cfg->split_gso &&
+		       (!cfg->rate || cfg->rate < AICLASS_SPLIT_GSO_RATE);
 
 	for (i = 0; i < ARRAY_SIZE(q->cparams); i++) {
 		q->cparams[i].target = aiclass_us_to_codel(cfg->target);

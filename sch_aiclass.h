@@ -134,8 +134,9 @@ enum {
 					 * minors by DSCP, AICLASS_DSCPMAP_AUTO:
 					 * the next route decides
 					 */
-	TCA_AICLASS_SPLIT_GSO,		/* u8: 1 = segment GSO packets when the
-					 * shaper rate is below 1 Gbit/s
+	TCA_AICLASS_SPLIT_GSO,		/* u8: 1 = segment GSO packets below
+					 * 1 Gbit/s: the shaper's rate, or the
+					 * rate packets leave at while backlogged
 					 */
 	__TCA_AICLASS_MAX
 };

@@ -149,21 +149,22 @@ test_roce_qp_acks() {
 	check_eq "$(aqm_stat flows_moved)" 0 "queues moved between classes"
 }
 
-# 24 flows in a 16-slot table (two sets of eight ways), short and long
-# ones mixed, behind a slow shaper: slots drain and are claimed while
-# others are shared, and the receiver checks every flow's order.
+# 64 flows in a 16-slot table (two sets of eight ways): 16 flows get a
+# slot, 48 share one, so some slots hold far more packets than others.
+# Once the light slots have drained, every flow sends again: a flow whose
+# older packets still wait in a shared slot must not overtake them from a
+# slot of its own.  The receiver checks every flow's order.
 test_crowded_table_order() {
 	local out res
 	out=$(mktemp)
-	dut_qdisc aiclass flows 16 rate 2mbit target 1s interval 10s
+	dut_qdisc aiclass flows 16 rate 80kbit quantum 256 target 1s interval 10s
 	ns_bg "$RCV" $RECV 7000 --quiet 3 --timeout 60 --ready "$out.ready" \
 		>"$out"
 	for _ in $(seq 50); do [ -e "$out.ready" ] && break; sleep 0.1; done
-	ns_exec "$SND" $SEND "$RCV_IP" 7000 -S 40000 -f 12 -n 4 -s 500 \
-		-p 0x10011 &
-	ns_exec "$SND" $SEND "$RCV_IP" 7000 -S 41000 -f 12 -n 60 -s 500 \
+	ns_exec "$SND" $SEND "$RCV_IP" 7000 -S 40000 -f 64 -n 3 -s 200 -p 0x10011
+	sleep 1.5
+	ns_exec "$SND" $SEND "$RCV_IP" 7000 -S 40000 -f 64 -n 1 -q 3 -s 200 \
 		-p 0x10011
-	wait
 	for _ in $(seq 150); do [ -s "$out" ] && break; sleep 0.2; done
 	res=$(cat "$out")
 	rm -f "$out" "$out.ready"
@@ -171,34 +172,49 @@ test_crowded_table_order() {
 	[ "$(aqm_stat flows_shared)" -gt 0 ] ||
 		fail "no flow shared a slot: the case tests nothing"
 	read -r _ got _ reord _ flows <<<"$res"
-	check_eq "$flows" 24 "flows received"
+	check_eq "$flows" 64 "flows received"
 	check_eq "$reord" 0 "datagrams received out of order"
-	check_eq "$got" $((12 * 4 + 12 * 60)) "datagrams received"
+	check_eq "$got" $((64 * 4)) "datagrams received"
 }
 
-# Behind aiclass's own shaper below 1 Gbit/s, GSO packets are split, so
-# no 64 KB super-packet holds the link in front of an RPC; no_split_gso
-# keeps them whole.  The sender's own device carries its GSO packets.
+# Below 1 Gbit/s GSO packets are split, so no 64 KB super-packet holds
+# the link in front of an RPC: behind aiclass's own shaper, and without
+# one when packets leave slowly (here an htb parent paces them);
+# no_split_gso keeps them whole.  The sender's own device carries its GSO
+# packets.
+split_run() {
+	ns_exec "$SND" tc qdisc del dev "$SND_IF" root 2>/dev/null || true
+	if [ "$1" = htb ]; then
+		ns_exec "$SND" tc qdisc add dev "$SND_IF" root handle 100: \
+			htb default 1
+		ns_exec "$SND" tc class add dev "$SND_IF" parent 100: \
+			classid 100:1 htb rate 15mbit ceil 15mbit
+		ns_exec "$SND" tc qdisc add dev "$SND_IF" parent 100:1 \
+			handle 1: aiclass "$2"
+	else
+		ns_exec "$SND" tc qdisc add dev "$SND_IF" root handle 1: \
+			aiclass rate 15mbit "$2"
+	fi
+	ns_exec "$SND" iperf3 -c "$RCV_IP" -p 5221 -P 2 -t 5 >/dev/null
+	SPLIT=$(TCNS=$SND DEV=$SND_IF aiclass_xstat gso_split)
+	AVG=$(ns_exec "$SND" tc -s qdisc show dev "$SND_IF" | awk '
+		$1 == "qdisc" { k = $2 }
+		k == "aiclass" && $1 == "Sent" { printf "%d", $2 / $4; exit }')
+	echo "$1, $2: $SPLIT GSO packets split, $AVG bytes a packet"
+}
+
 test_split_gso() {
-	local split avg
+	local pacer
 	iperf_servers 5221
-	for mode in split_gso no_split_gso; do
-		ns_exec "$SND" tc qdisc replace dev "$SND_IF" root handle 1: \
-			aiclass rate 15mbit "$mode"
-		ns_exec "$SND" iperf3 -c "$RCV_IP" -p 5221 -P 2 -t 5 >/dev/null
-		split=$(TCNS=$SND DEV=$SND_IF aiclass_xstat gso_split)
-		avg=$(ns_exec "$SND" tc -s qdisc show dev "$SND_IF" | awk '
-			$1 == "Sent" { printf "%d", $2 / $4; exit }')
-		echo "$mode: $split GSO packets split, $avg bytes a packet"
-		if [ "$mode" = split_gso ]; then
-			[ "$split" -gt 0 ] || fail "no GSO packet was split"
-			[ "$avg" -le 1514 ] || fail "packets of $avg bytes left"
-		else
-			check_eq "$split" 0 "GSO packets split with no_split_gso"
-			[ "$avg" -gt 3000 ] ||
-				fail "no_split_gso, yet $avg bytes a packet: no GSO seen"
-		fi
+	for pacer in rate htb; do
+		split_run "$pacer" split_gso
+		[ "$SPLIT" -gt 0 ] || fail "$pacer: no GSO packet was split"
+		[ "$AVG" -le 1514 ] || fail "$pacer: packets of $AVG bytes left"
 	done
+	split_run rate no_split_gso
+	check_eq "$SPLIT" 0 "GSO packets split with no_split_gso"
+	[ "$AVG" -gt 3000 ] ||
+		fail "no_split_gso, yet $AVG bytes a packet: no GSO seen"
 	ns_exec "$SND" tc qdisc del dev "$SND_IF" root
 }
 
@@ -212,5 +228,5 @@ run_case "bulk TCP RTT within 1.5x fq_codel's, memory far below the limit" test_
 run_case "DRR 1:2:4 between TCP classes within 5 % in steady state" test_drr_weights_tcp
 run_case "a RoCE QP's acks do not drag its data into 1:1" test_roce_qp_acks
 run_case "a crowded flow table never reorders a flow" test_crowded_table_order
-run_case "GSO packets split below 1 Gbit/s behind the shaper" test_split_gso
+run_case "GSO packets split below 1 Gbit/s, with and without rate" test_split_gso
 ktap_finish

@@ -30,6 +30,8 @@ def main():
     p.add_argument("-f", "--flows", type=int, default=1,
                    help="flows from source ports SPORT, SPORT+1, ..., "
                    "COUNT datagrams each, sent in turn")
+    p.add_argument("-q", "--first-seq", type=int, default=0,
+                   help="sequence number of each flow's first datagram")
     p.add_argument("-i", "--interval", type=float, default=0,
                    help="seconds between datagrams")
     a = p.parse_args()
@@ -48,7 +50,8 @@ def main():
     for k in range(a.count):
         first = bytes([a.first_byte[k % len(a.first_byte)]])
         if a.size >= 5:
-            payload = first + struct.pack("!I", k & 0xffffffff) + rest
+            seq = (a.first_seq + k) & 0xffffffff
+            payload = first + struct.pack("!I", seq) + rest
         else:
             payload = first + bytes(max(a.size - 1, 0))
         for s in socks:
