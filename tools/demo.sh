@@ -89,28 +89,17 @@ udp_mbit() {
 # samples of sojourn_avg and the last sojourn_max; "-" for other qdiscs.
 sojourn() {
 	python3 -c '
-import json, statistics, sys
-def find(o, k):
-    if isinstance(o, dict):
-        if k in o:
-            return o[k]
-        o = list(o.values())
-    for v in o if isinstance(o, list) else []:
-        r = find(v, k)
-        if r is not None:
-            return r
+import statistics, sys
+sys.path.insert(0, sys.argv[3])
+from report import parse_classes
 avg, mx = [], None
-for line in open(sys.argv[1]):
-    try:
-        cls = json.loads(line)
-    except ValueError:
-        continue
-    for c in cls:
-        if c.get("class") == "aiclass" and c.get("handle") == sys.argv[2]:
-            if find(c, "sojourn_avg") is not None:
-                avg.append(find(c, "sojourn_avg") / 1e6)
-                mx = (find(c, "sojourn_max") or 0) / 1e6
-print("%.1f / %.1f" % (statistics.median(avg), mx) if avg else "-")' "$out/$1/class.jsonl" "$2"
+for text in open(sys.argv[1]).read().split("@@ "):
+    for c in parse_classes(text):
+        if c["class"] == "aiclass" and c["handle"] == sys.argv[2] and "sojourn_avg" in c:
+            avg.append(c["sojourn_avg"] / 1e6)
+            mx = (c.get("sojourn_max") or 0) / 1e6
+print("%.1f / %.1f" % (statistics.median(avg), mx) if avg else "-")' \
+		"$out/$1/class.samples" "$2" "$top/tools/bench"
 }
 # row LABEL FUNC ARGS...: one line of the table, FUNC KIND ARGS... per kind.
 row() {

@@ -67,21 +67,21 @@ tcp_plain() {
 # sampler SECS DIR DPORT: about once a second for SECS seconds, the smoothed RTT
 # of every established TCP connection to DPORT as the sender ($SND) sees it
 # (`ss -tin`: "rtt:SRTT/RTTVAR", ms), one "TIME MS" line per connection in
-# DIR/rtt.txt, and the qdisc's classes (`tc -s -j class show`) one JSON
-# array a line in DIR/class.jsonl.  Run it in the background.
+# DIR/rtt.txt, and the qdisc's classes (`tc -s class show`: tc 6.1 has no
+# JSON for classes) in DIR/class.samples, each sample after a "@@ TIME"
+# line.  Run it in the background.
 sampler() {
 	local end=$(($(date +%s) + $1)) dir=$2 dport=$3 t
 	: >"$dir/rtt.txt"
-	: >"$dir/class.jsonl"
+	: >"$dir/class.samples"
 	while [ "$(date +%s)" -lt "$end" ]; do
 		t=$(date +%s.%N)
 		ns_exec "$SND" ss -tinH state established "( dport = :$dport )" |
 			awk -v t="$t" '{ for (i = 1; i <= NF; i++)
 				if ($i ~ /^rtt:/) { split(substr($i, 5), r, "/"); print t, r[1] } }' \
 			>>"$dir/rtt.txt"
-		{ dut_tc -s -j class show dev "$DUT_DEV" 2>/dev/null || echo '[]'; } |
-			tr -d '\n' >>"$dir/class.jsonl"
-		echo >>"$dir/class.jsonl"
+		{ echo "@@ $t"; dut_tc -s class show dev "$DUT_DEV" 2>/dev/null; } \
+			>>"$dir/class.samples"
 		sleep 1
 	done
 }

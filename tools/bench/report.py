@@ -13,6 +13,7 @@ import csv
 import json
 import math
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -142,15 +143,42 @@ def find(o, key):
     return None
 
 
-def class_bytes(classes):
-    """{handle: bytes sent} from `tc -s -j class show`."""
-    out = {}
-    for c in classes or []:
-        h = c.get("handle")
-        b = find(c.get("stats", c), "bytes")
-        if h is not None and b is not None:
-            out[h] = b
+UNITS = {"ns": 1, "us": 1e3, "ms": 1e6, "s": 1e9}
+
+
+def ns_of(text):
+    """'104.8us' -> 104800.0 (ns)."""
+    m = re.match(r"([0-9.]+)([a-z]+)$", text)
+    return float(m.group(1)) * UNITS[m.group(2)] if m and m.group(2) in UNITS else None
+
+
+def parse_classes(text):
+    """`tc -s class show` text (tc 6.1 prints classes in text only) ->
+    [{"class": KIND, "handle": H, "bytes": N, "sojourn_avg": NS, ...}]."""
+    out = []
+    for line in text.splitlines():
+        w = line.split()
+        if len(w) >= 3 and w[0] == "class":
+            out.append({"class": w[1], "handle": w[2]})
+        elif out and w[:1] == ["Sent"]:
+            out[-1]["bytes"] = int(w[1])
+        elif out:
+            for k in ("sojourn_avg", "sojourn_max"):
+                if k in w and w.index(k) + 1 < len(w):
+                    out[-1][k] = ns_of(w[w.index(k) + 1])
     return out
+
+
+def load_classes(path):
+    try:
+        return parse_classes(open(path).read())
+    except OSError:
+        return []
+
+
+def class_bytes(classes):
+    """{handle: bytes sent} from parse_classes."""
+    return {c["handle"]: c["bytes"] for c in classes or [] if "bytes" in c}
 
 
 def rtt_samples(path):
@@ -163,26 +191,19 @@ def rtt_samples(path):
 
 def sojourn(path):
     """Per aiclass class: median over the window's samples of sojourn_avg
-    and the last sojourn_max, ms, from the sampler's class.jsonl."""
+    and the last sojourn_max, ms, from the sampler's class.samples."""
     avg, mx = {}, {}
     try:
-        lines = open(path).read().splitlines()
+        samples = open(path).read().split("@@ ")
     except OSError:
         return {}
-    for line in lines:
-        try:
-            classes = json.loads(line)
-        except ValueError:
-            continue
-        for c in classes:
-            if c.get("class") != "aiclass":
+    for text in samples:
+        for c in parse_classes(text):
+            if c.get("class") != "aiclass" or c.get("sojourn_avg") is None:
                 continue
-            a, m = find(c, "sojourn_avg"), find(c, "sojourn_max")
-            if a is None:
-                continue
-            avg.setdefault(c["handle"], []).append(a / 1e6)
-            if m is not None:
-                mx[c["handle"]] = m / 1e6
+            avg.setdefault(c["handle"], []).append(c["sojourn_avg"] / 1e6)
+            if c.get("sojourn_max") is not None:
+                mx[c["handle"]] = c["sojourn_max"] / 1e6
     return {h: {"avg_ms": median(v), "max_ms": mx.get(h)} for h, v in avg.items()}
 
 
@@ -231,7 +252,7 @@ def main():
         except OSError:
             args = ""
         rtts = rtt_samples(os.path.join(d, "rtt.txt"))
-        soj = sojourn(os.path.join(d, "class.jsonl"))
+        soj = sojourn(os.path.join(d, "class.samples"))
         tr = soj.get("1:11") or soj.get("1:12") or {}
         lat = soj.get("1:1") or {}
         train = (co.get("mbit") or 0) + (u or 0)
@@ -277,8 +298,8 @@ def main():
             hs = open(os.path.join(d, "classes")).read().split()
         except OSError:
             continue
-        b0 = class_bytes(load(os.path.join(d, "class0.json")))
-        b1 = class_bytes(load(os.path.join(d, "class1.json")))
+        b0 = class_bytes(load_classes(os.path.join(d, "class0.txt")))
+        b1 = class_bytes(load_classes(os.path.join(d, "class1.txt")))
         win = cond.get("window_seconds") or 1
         got = [(b1.get(h, 0) - b0.get(h, 0)) * 8 / win / 1e6 for h in hs]
         if not sum(got):
@@ -296,7 +317,7 @@ def main():
         kinds = [l.split() for l in open(os.path.join(md_, "kinds"))]
     except OSError:
         kinds = []
-    snaps = {k: class_bytes(load(os.path.join(md_, "class%s.json" % k)))
+    snaps = {k: class_bytes(load_classes(os.path.join(md_, "class%s.txt" % k)))
              for k in ("_start", "0", "1", "_end")}
     gen = {"nccl": load(os.path.join(md_, "nccl.json"), {}),
            "rpc": load(os.path.join(md_, "rpc.json"), {}),
@@ -494,8 +515,9 @@ def markdown(cond, rows, drr, mix, cost, pgnames, mem, flowstate, targets):
         L.append("aiclass_codel = `aiclass target 10us interval 100us`; fq on kernel %s "
                  "%s. The dummy device never pushes back, so each packet is enqueued "
                  "and at once dequeued: the queue stays at a packet or two, CoDel "
-                 "measures sojourn on every dequeue but seldom acts; CPU ns/packet is "
-                 "the guest's busy time (both vCPUs, pktgen included) per packet." % (
+                 "measures sojourn on every dequeue but never acts; CPU ns/packet is "
+                 "the CPU time of pktgen's thread (building the packet, the qdiscs' "
+                 "enqueue and dequeue, the dummy's xmit) per packet." % (
                      cond.get("kernel"),
                      "has 3 priority bands" if cond.get("fq_bands") else "has no bands (before 6.7)"))
         L.append("")
