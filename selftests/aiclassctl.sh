@@ -230,15 +230,23 @@ refused() {
 test_refusals() {
 	fresh_qdisc
 	ctl set dev "$DEV" weight 1:12=4 burst 100kb
-	refused 2 "kernel refused" weight 1:11=0
-	refused 2 "at weight" weight 1:11=1001
-	refused 2 "at train_share" train_share 101
+	# out of range or malformed: the shared parser, nothing is sent
+	refused 1 'Illegal "weight": "0" is not 1..1000' weight 1:11=0
+	refused 1 'Illegal "weight": "1001" is not 1..1000' weight 1:11=1001
+	refused 1 'Illegal "train_share": must be 0..90' train_share 101
+	refused 1 "must be a power of two" flows 1000
+	refused 1 "must be strictly increasing" thresholds 100000 50000
+	# what only the qdisc's state decides: the kernel, its extack shown
+	refused 2 "Need 1 to train_classes weights" weights 1 2 3 4 5
 	refused 2 "Latency bands are strict priority" weight 1:1=3
-	refused 2 "power of two" flows 1000
-	refused 2 "Thresholds must rise" thresholds 100000 50000
-	# the qdisc message succeeds, the class message fails: rolled back
-	refused 2 "rolled back" burst 256kb idle 5ms weight 1:13=2 1:11=0
-	refused 2 "rolled back" train_classes 6 weight 1:16=0
+	refused 2 "Thresholds must rise" thresholds 100000 300000
+	refused 2 "target must be below interval" target 200ms
+	refused 2 "priomap names a class that does not exist" priomap 1 1:5
+	refused 2 "dscpmap names a class that does not exist" dscpmap 46:16
+	# the qdisc message succeeds, a class message fails: rolled back
+	refused 2 "rolled back" burst 256kb idle 5ms weight 1:13=2 1:1=3
+	# 1:4 exists only once lat_bands 4 is applied, and has no weight
+	refused 2 "rolled back" lat_bands 4 train_classes 6 weight 1:4=2
 }
 
 test_errors() {
@@ -249,7 +257,7 @@ test_errors() {
 	expect_err 'Illegal "burst": "12qq"'
 	expect_rc 1 ctl set dev "$DEV" weight 1:11
 	expect_rc 1 ctl set dev "$DEV" burst 1mb burst 2mb
-	expect_err 'duplicate "burst"'
+	expect_err 'Duplicate "burst"'
 	expect_rc 1 ctl set dev "$DEV" nosuchopt 3
 	expect_rc 1 ctl frobnicate
 	expect_rc 3 ctl set dev aicnosuch0 burst 1mb
@@ -395,7 +403,7 @@ test_mq_instances() {
 	expect_rc 3 ctl set dev "$mq" weight 1:12=3
 	expect_err "does not belong to aiclass 10:"
 	ctl show dev "$mq" --json --interval 0 >"$TMP/mq1.json"
-	expect_rc 2 ctl set dev "$mq" burst 200kb weight :11=0
+	expect_rc 2 ctl set dev "$mq" burst 200kb weight :11=5 :1=3
 	expect_err "rolled back"
 	ctl show dev "$mq" --json --interval 0 >"$TMP/mq2.json"
 	python3 - "$TMP/mq1.json" "$TMP/mq2.json" <<'PY'
@@ -419,7 +427,9 @@ test_valgrind() {
 	expect_rc 0 "${vg[@]}" "$CTL" show dev "$DEV" --interval 0.1
 	expect_rc 0 "${vg[@]}" "$CTL" show --json --interval 0.1
 	expect_rc 0 "${vg[@]}" "$CTL" set dev "$DEV" burst 80kb weight 1:12=2
-	expect_rc 2 "${vg[@]}" "$CTL" set dev "$DEV" burst 90kb weight 1:11=0
+	expect_rc 1 "${vg[@]}" "$CTL" set dev "$DEV" burst 90kb weight 1:11=0
+	expect_rc 2 "${vg[@]}" "$CTL" set dev "$DEV" burst 90kb weight 1:11=3 1:1=2
+	expect_err "rolled back"
 	expect_rc 3 "${vg[@]}" "$CTL" set dev lo burst 90kb
 	expect_rc 0 "${vg[@]}" "$CTL" watch dev "$DEV" --count 2 --interval 0.2
 }
@@ -461,19 +471,24 @@ ROUNDTRIP_NEW_CONFIGS=(
 # applies to $RT2; what aiclassctl shows, TC applies to $RT3; all three
 # configurations are the same.
 roundtrip() {
-	local tc=$1 cfg=$2 a b
+	local tc=$1 cfg=$2 a b d
+	# fresh qdiscs: a replace would change the old one, keeping the rest
+	# of an earlier configuration
+	for d in "$DEV" "$RT2" "$RT3"; do
+		tc qdisc del dev "$d" root 2>/dev/null || true
+	done
 	# shellcheck disable=SC2086
-	"$tc" qdisc replace dev "$DEV" root handle 1: aiclass $cfg ||
+	"$tc" qdisc add dev "$DEV" root handle 1: aiclass $cfg ||
 		fail "$tc refused: $cfg"
 	a=$(tc_opts "$tc" "$DEV")
 	echo "$tc shows: $a"
-	tc qdisc replace dev "$RT2" root handle 1: aiclass
+	tc qdisc add dev "$RT2" root handle 1: aiclass
 	# shellcheck disable=SC2086
 	ctl set dev "$RT2" $a || fail "aiclassctl set refused what $tc printed"
 	b=$(ctl_opts "$RT2")
 	echo "aiclassctl shows: $b"
 	# shellcheck disable=SC2086
-	"$tc" qdisc replace dev "$RT3" root handle 1: aiclass $b ||
+	"$tc" qdisc add dev "$RT3" root handle 1: aiclass $b ||
 		fail "$tc refused what aiclassctl printed"
 	[ "$(opts_json "$DEV")" = "$(opts_json "$RT2")" ] ||
 		fail "tc -> aiclassctl: $(opts_json "$DEV") != $(opts_json "$RT2")"
@@ -491,8 +506,10 @@ print(json.dumps(q["options"], sort_keys=True))' >"$TMP/tcj"
 }
 
 # Is option NAME one the module knows? (It refuses unknown attributes.)
+# Asked of a fresh qdisc, so that no earlier option can be why it refuses.
 module_knows() {
-	tc qdisc replace dev "$RT3" root handle 1: aiclass "$@" 2>/dev/null
+	tc qdisc del dev "$RT3" root 2>/dev/null || true
+	tc qdisc add dev "$RT3" root handle 1: aiclass "$@" 2>/dev/null
 }
 
 test_roundtrip() {
@@ -518,10 +535,11 @@ test_roundtrip() {
 
 # The table of tools/lib/aiclass against the module's policy: every scalar
 # option's min and max are accepted, min-1 and max+1 refused (sent raw,
-# past both parsers), and a fresh qdisc dumps the table's defaults.
+# past both parsers, each to a fresh qdisc), and a fresh qdisc dumps the
+# table's defaults.
 test_table_matches_module() {
 	ctl -j options >"$TMP/table.json"
-	tc qdisc replace dev "$RT3" root handle 1: aiclass
+	fresh_qdisc "$RT3"
 	opts_json "$RT3" >"$TMP/defaults.json"
 	python3 - "$TMP/table.json" "$TMP/defaults.json" "$RT3" <<'PY'
 import json, socket, struct, sys
@@ -536,29 +554,50 @@ def attr(t, payload):
     n = 4 + len(payload)
     return struct.pack("HH", n, t) + payload + b"\0" * (-n % 4)
 
-def send(opts):
-    """RTM_NEWQDISC replace of root aiclass 1: with opts: the errno."""
+def request(kind, flags, body):
+    """One rtnetlink request: the errno."""
     global seq
     seq += 1
-    body = struct.pack("BxxxiIII", 0, ifindex, 0x10000, 0xffffffff, 0)
-    body += attr(1, b"aiclass\0") + attr(2 | 0x8000, opts)
-    hdr = struct.pack("IHHII", 16 + len(body), 36, 0x1 | 0x4 | 0x400 | 0x100, seq, 0)
+    hdr = struct.pack("IHHII", 16 + len(body), kind, 0x1 | 0x4 | flags, seq, 0)
     sk.send(hdr + body)
     while True:
         data = sk.recv(65536)
-        n, kind, _, s, _ = struct.unpack_from("IHHII", data, 0)
-        if kind == 2 and s == seq:
+        n, t, _, s, _ = struct.unpack_from("IHHII", data, 0)
+        if t == 2 and s == seq:
             return -struct.unpack_from("i", data, 16)[0]
+
+def send(opts):
+    """A fresh root aiclass 1: with opts (RTM_DELQDISC of the old one, then
+    RTM_NEWQDISC create/excl), so that each value meets the defaults and
+    nothing an earlier value left: the errno of the create."""
+    tcm = struct.pack("BxxxiIII", 0, ifindex, 0, 0xffffffff, 0)
+    request(37, 0, tcm)
+    body = struct.pack("BxxxiIII", 0, ifindex, 0x10000, 0xffffffff, 0)
+    body += attr(1, b"aiclass\0") + attr(2 | 0x8000, opts)
+    return request(36, 0x400 | 0x200, body)
 
 fmt = {1: "B", 2: "H", 4: "I", 8: "Q"}
 errors, checked = [], 0
 TRAIN_CLASSES = 2
+by_name = {o["name"]: o for o in table}
+def other(name, key):
+    """The attribute of option name at its table min or max."""
+    o = by_name[name]
+    return attr(o["attr"], struct.pack(fmt[o["width"]], o[key]))
 for o in table:
     w = o["width"]
     if o["name"] in ("weights", "thresholds", "priomap", "dscpmap"):
         continue
-    # default_class must name an existing class: all 16 of them
-    extra = attr(TRAIN_CLASSES, struct.pack("B", 16)) if o["name"] == "default_class" else b""
+    # default_class must name an existing class: all 16 of them; target
+    # must stay below interval: the widest interval for target, the
+    # smallest target for interval, so that only the policy refuses
+    extra = b""
+    if o["name"] == "default_class":
+        extra = attr(TRAIN_CLASSES, struct.pack("B", 16))
+    elif o["name"] == "target":
+        extra = other("interval", "max")
+    elif o["name"] == "interval":
+        extra = other("target", "min")
     def val(v):
         return extra + attr(o["attr"], struct.pack(fmt[w], v))
     cases = [(o["min"], True)]
@@ -640,9 +679,12 @@ PY
 # The parser: profiles give the documented maps, compact JSON by default.
 test_profiles_parse() {
 	local got
-	got=$(ctl -j profile roce --check | json_get /dev/stdin 'sorted((i, c) for i, c in enumerate(d["options"]["dscpmap"]) if c)')
+	# (no /dev/stdin in the guest: through a file)
+	ctl -j profile roce --check >"$TMP/roce.json"
+	got=$(json_get "$TMP/roce.json" 'sorted((i, c) for i, c in enumerate(d["options"]["dscpmap"]) if c)')
 	check_eq "$got" "[(26, 17), (46, 1), (48, 1)]" "roce dscpmap (DSCP, minor)"
-	got=$(ctl -j profile diffserv --check | json_get /dev/stdin 'sorted((i, c) for i, c in enumerate(d["options"]["dscpmap"]) if c)')
+	ctl -j profile diffserv --check >"$TMP/diffserv.json"
+	got=$(json_get "$TMP/diffserv.json" 'sorted((i, c) for i, c in enumerate(d["options"]["dscpmap"]) if c)')
 	check_eq "$got" "[(1, 17), (8, 17), (10, 3), (12, 3), (14, 3), (16, 2), (18, 2), (20, 2), (22, 2), (24, 2), (26, 2), (28, 2), (30, 2), (32, 1), (34, 2), (36, 2), (38, 2), (40, 1), (44, 1), (46, 1), (48, 1), (56, 1)]" "diffserv dscpmap"
 	[ "$(ctl -j set --check burst 1mb | wc -l)" -eq 1 ] || fail "-j is not compact"
 	[ "$(ctl -j -p set --check burst 1mb | wc -l)" -gt 1 ] || fail "-p does not indent"
