@@ -111,7 +111,7 @@ const struct aic_opt aic_opts[] = {
 	{ .name = "split_gso", .attr = TCA_AICLASS_SPLIT_GSO,
 	  .unit = AIC_FLAG, .width = 1, .min = 0, .max = 1, .def = 1,
 	  .neg = "no_split_gso",
-	  .help = "segment GSO packets under a shaper below 1Gbit" },
+	  .help = "segment GSO packets when the link runs below 1Gbit" },
 };
 
 const unsigned int aic_nopts = ARRAY_SIZE(aic_opts);
