@@ -64,8 +64,10 @@ NLA_TYPE_MASK = 0x3FFF
 (A_LAT_BANDS, A_TRAIN_CLASSES, A_WEIGHTS, A_WEIGHT, A_BURST, A_TRAIN_SHARE,
  A_THRESHOLDS, A_THRESHOLD, A_ELEPHANT, A_IDLE, A_FLOWS, A_LIMIT,
  A_MEMORY_LIMIT, A_CE_THRESHOLD, A_RATE, A_ROCE_PORT, A_PRIOMAP,
- A_DEFAULT_CLASS, A_LAT_LIMIT, A_QUANTUM, A_PAD) = range(1, 22)
-A_MAX = A_PAD
+ A_DEFAULT_CLASS, A_LAT_LIMIT, A_QUANTUM, A_PAD, A_TARGET, A_INTERVAL,
+ A_ECN, A_FORGET, A_DSCPMAP, A_SPLIT_GSO) = range(1, 28)
+A_MAX = A_SPLIT_GSO
+MIN_RATE = 64
 C_WEIGHT, C_KIND = 1, 2
 C_MAX = C_KIND
 LAT_MIN, TRAIN_MIN = 0x01, 0x11
@@ -95,7 +97,14 @@ POLICY = {
     A_LAT_LIMIT: ("lat_limit", "int", 4, 1, 1 << 20),
     A_QUANTUM: ("quantum", "int", 4, 256, 1 << 20),
     A_PAD: ("pad", "reject", 0, 0, 0),
+    A_TARGET: ("target", "int", 4, 10, 1_000_000),
+    A_INTERVAL: ("interval", "int", 4, 100, 10_000_000),
+    A_ECN: ("ecn", "int", 1, 0, 1),
+    A_FORGET: ("forget", "int", 4, 0, 3_600_000_000),
+    A_DSCPMAP: ("dscpmap", "binary", 64, 64, 64),
+    A_SPLIT_GSO: ("split_gso", "int", 1, 0, 1),
 }
+MAPS = {A_PRIOMAP: 16, A_DSCPMAP: 64}
 # The inner policies of the two lists: one allowed type each.
 LIST_POLICY = {
     A_WEIGHTS: (A_WEIGHT, 1, 1000, MAX_TRAIN),
@@ -241,22 +250,30 @@ def stage(cfg, opts):
     for i in range(c["lat_bands"] - 1):
         if th[i] < 64 or (i and th[i] <= th[i - 1]) or th[i] >= c["elephant"]:
             raise Reject("thresholds order")
-    for t in (A_BURST, A_TRAIN_SHARE, A_IDLE, A_FLOWS, A_LIMIT,
+    for t in (A_BURST, A_TRAIN_SHARE, A_IDLE, A_FORGET, A_FLOWS, A_LIMIT,
               A_MEMORY_LIMIT, A_CE_THRESHOLD, A_RATE, A_ROCE_PORT,
-              A_LAT_LIMIT, A_QUANTUM, A_DEFAULT_CLASS):
+              A_LAT_LIMIT, A_QUANTUM, A_TARGET, A_INTERVAL, A_ECN,
+              A_SPLIT_GSO, A_DEFAULT_CLASS):
         if t in tb:
             v = u(tb[t])
             if t == A_FLOWS and v & (v - 1):
                 raise Reject("flows power of two")
+            if t == A_RATE and 0 < v < MIN_RATE:
+                raise Reject("rate below the minimum")
             c[POLICY[t][0]] = v
+    if c["target"] >= c["interval"]:
+        raise Reject("target not below interval")
     idx = minor_to_idx(c, c["default_class"])
     if idx is None:
         raise Reject("default_class")
-    if A_PRIOMAP in tb:
-        c["priomap"] = bytes(tb[A_PRIOMAP])
-    for m in c["priomap"]:
-        if m and minor_to_idx(c, m) is None:
-            raise Reject("priomap")
+    for t in MAPS:
+        name = POLICY[t][0]
+        if t in tb:
+            c[name] = bytes(tb[t])
+    for t in MAPS:
+        for m in c[POLICY[t][0]]:
+            if m and minor_to_idx(c, m) is None:
+                raise Reject(POLICY[t][0])
     return c
 
 
@@ -266,7 +283,8 @@ def defaults(quantum):
              thresholds=[0] * (MAX_LAT - 1), idle=1000, flows=1024,
              limit=10240, memory_limit=32 << 20, ce_threshold=0, rate=0,
              roce_port=4791, priomap=bytes(16), default_class=TRAIN_MIN,
-             lat_limit=1024, quantum=quantum)
+             lat_limit=1024, quantum=quantum, target=5000, interval=100_000,
+             ecn=1, forget=10_000_000, dscpmap=bytes(64), split_gso=1)
     n = c["lat_bands"] - 1
     for i in range(n):
         c["thresholds"][i] = c["elephant"] >> (n - i)
@@ -360,8 +378,8 @@ def parse_qdisc_opts(data):
         t &= NLA_TYPE_MASK
         if t in (A_WEIGHTS, A_THRESHOLDS):
             c[POLICY[t][0]] = [u(x) for _, x in nla_iter(d)[0]]
-        elif t == A_PRIOMAP:
-            c["priomap"] = bytes(d)
+        elif t in MAPS:
+            c[POLICY[t][0]] = bytes(d)
         elif t in POLICY and t != A_PAD:
             c[POLICY[t][0]] = u(d)
     return c
@@ -421,6 +439,10 @@ class Gen:
         if t == A_RATE:
             return r.choice([0, 0, 0, 125_000, 1_250_000, 12_500_000,
                              r.randint(10_000, 10 ** 10)])
+        if t == A_TARGET:
+            return r.randint(lo, min(hi, cfg["interval"] - 1))
+        if t == A_INTERVAL:
+            return r.randint(max(lo, cfg["target"] + 1), hi)
         if t == A_DEFAULT_CLASS:
             return TRAIN_MIN + r.randrange(cfg["train_classes"])
         if t == A_ELEPHANT:
@@ -459,6 +481,7 @@ class Gen:
                 out += nla_int(t, 1, tc)
                 out += nla_int(A_DEFAULT_CLASS, 1, TRAIN_MIN + r.randrange(tc))
                 out += nla(A_PRIOMAP, bytes(16))
+                out += nla(A_DSCPMAP, bytes(64))
             elif t == A_WEIGHTS:
                 n = r.randint(1, tc)
                 out += nla(t | NLA_F_NESTED, b"".join(
@@ -468,10 +491,10 @@ class Gen:
                 th = sorted(r.sample(range(64, el), n)) if n and el > 64 + n else []
                 out += nla(t | NLA_F_NESTED,
                            b"".join(nla_int(A_THRESHOLD, 4, v) for v in th))
-            elif t == A_PRIOMAP:
+            elif t in MAPS:
                 live = [0] * 4 + [LAT_MIN + i for i in range(lb)] + \
                     [TRAIN_MIN + i for i in range(tc)]
-                out += nla(t, bytes(r.choice(live) for _ in range(16)))
+                out += nla(t, bytes(r.choice(live) for _ in range(MAPS[t])))
             elif t == A_DEFAULT_CLASS:
                 out += nla_int(t, 1, TRAIN_MIN + r.randrange(tc))
             elif t == A_ELEPHANT:
@@ -503,8 +526,9 @@ class Gen:
                 size = r.choice([0, 1, 2, 3, 4, 8, 5])
                 return nla(t | flags, bytes(r.getrandbits(8) for _ in range(size)))
             return nla(t | flags, struct.pack("=" + FMT[size], self.boundary(lo, hi, size)))
-        if t == A_PRIOMAP and r.random() < 0.7:
-            n = r.choice([16, 16, 15, 17, 0, 32])
+        if t in MAPS and r.random() < 0.7:
+            n = MAPS[t]
+            n = r.choice([n, n, n - 1, n + 1, 0, 2 * n])
             pool = [0, 1, 2, 3, 8, 9, 0x11, 0x12, 0x14, 0x20, 0x21, 0xff]
             return nla(t | flags, bytes(r.choice(pool) for _ in range(n)))
         if depth < 3 and r.random() < 0.15:
@@ -518,7 +542,7 @@ class Gen:
         checks of aiclass_stage() rather than of the policy."""
         r = self.r
         lb, tc = cfg["lat_bands"], cfg["train_classes"]
-        v = r.randrange(9)
+        v = r.randrange(12)
         if v == 0:      # flows in range, not a power of two
             return nla_int(A_FLOWS, 4, r.choice([17, 1000, 1025, 65535, 3 << 10]))
         if v == 1:      # thresholds: wrong count, not rising, above elephant
@@ -543,6 +567,16 @@ class Gen:
                 nla_int(A_WEIGHT, 4, 1) for _ in range(n)))
         if v == 7:      # shrink the bands while the priomap points into them
             return nla_int(A_LAT_BANDS, 1, r.randint(1, lb))
+        if v == 8:      # a dscpmap naming dead classes
+            pool = [0, LAT_MIN + lb, TRAIN_MIN + tc, 0x09, 0x21] + \
+                [LAT_MIN + i for i in range(lb)]
+            return nla(A_DSCPMAP, bytes(r.choice(pool) for _ in range(64)))
+        if v == 9:      # target at or above interval
+            t = r.randint(100, 1_000_000)
+            return nla_int(A_TARGET, 4, t) + \
+                nla_int(A_INTERVAL, 4, r.randint(100, t))
+        if v == 10:     # a rate below the minimum, not off
+            return nla_int(A_RATE, 8, r.randint(1, MIN_RATE - 1))
         return nla(A_WEIGHTS | NLA_F_NESTED, nla_int(A_THRESHOLD, 4, 100))
 
     def random_opts(self, cfg):
