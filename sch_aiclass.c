@@ -74,10 +74,9 @@
  * traffic is dropped only beyond lat_limit packets per band or when there
  * is no training traffic left to drop.  An optional shaper (rate) paces
  * dequeue with a virtual clock and the qdisc watchdog.  Below 1 Gbit/s --
- * the shaper's rate, or without it the rate packets leave at while the
- * qdisc stays backlogged (a slower device, a parent's shaper) -- GSO
- * packets are split (split_gso), so that no super-packet holds the link
- * for long in front of an RPC.
+ * the shaper's rate, or without it the rate packets leave at (a slower
+ * device, a parent's shaper) -- GSO packets are split (split_gso), so that
+ * no super-packet holds the link for long in front of an RPC.
  */
 
 #include <linux/module.h>
@@ -237,9 +236,9 @@ struct aiclass_sched_data {
 	codel_time_t	 forget;	/* cfg->forget in codel time */
 	bool		 parse_ip;	/* dscpmap or roce_port need the header */
 	bool		 split_gso;	/* split_gso, and no rate of 1 Gbit/s+ */
-	u64		 busy_start;	/* ns: this backlogged period's window */
-	u64		 busy_bytes;	/* dequeued in the window */
-	u64		 departure_rate; /* bytes/s while backlogged, or 0 */
+	u64		 win_start;	/* ns: departure rate window */
+	u64		 win_bytes;	/* dequeued in the window */
+	u64		 departure_rate; /* bytes/s, or 0 before a window */
 	struct codel_stats cstats;
 	struct codel_params cparams[2];	/* latency bands, training */
 	struct tcf_proto __rcu *filter_list;
@@ -1072,29 +1071,22 @@ static void aiclass_sojourn(struct aiclass_class *cl, u64 sojourn)
 		cl->sojourn_max = sojourn;
 }
 
-/* The rate packets leave at while the qdisc stays backlogged: the rate of
- * whatever paces dequeue (the device, a parent's shaper), measured over
- * windows of AICLASS_RATE_WINDOW that end when the qdisc runs empty.
+/* The rate packets leave at, over windows of AICLASS_RATE_WINDOW: at most
+ * the rate of whatever paces dequeue (the device, a parent's shaper).  A
+ * fast link that is lightly loaded reads as slow, which costs only the
+ * splitting of the few GSO packets it carries.
  */
 static void aiclass_departure(struct aiclass_sched_data *q, unsigned int len,
 			      u64 now)
 {
-	if (!q->lat_bitmap && list_empty(&q->train_active)) {
-		q->busy_start = 0;
+	q->win_bytes += len;
+	if (now - q->win_start < AICLASS_RATE_WINDOW)
 		return;
-	}
-	if (!q->busy_start) {
-		q->busy_start = now;
-		q->busy_bytes = 0;
-		return;
-	}
-	q->busy_bytes += len;
-	if (now - q->busy_start < AICLASS_RATE_WINDOW)
-		return;
-	q->departure_rate = div64_u64(q->busy_bytes * NSEC_PER_SEC,
-				      now - q->busy_start);
-	q->busy_start = now;
-	q->busy_bytes = 0;
+	if (q->win_start)
+		q->departure_rate = div64_u64(q->win_bytes * NSEC_PER_SEC,
+					      now - q->win_start);
+	q->win_start = now;
+	q->win_bytes = 0;
 }
 
 static struct sk_buff *aiclass_dequeue(struct Qdisc *sch)
@@ -1249,7 +1241,7 @@ static void aiclass_reset(struct Qdisc *sch)
 		q->classes[i].sojourn_max = 0;
 	}
 	q->t_next = 0;
-	q->busy_start = 0;
+	q->win_start = 0;
 	q->departure_rate = 0;
 	qdisc_watchdog_cancel(&q->watchdog);
 }

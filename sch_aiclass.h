@@ -135,8 +135,8 @@ enum {
 					 * the next route decides
 					 */
 	TCA_AICLASS_SPLIT_GSO,		/* u8: 1 = segment GSO packets below
-					 * 1 Gbit/s: the shaper's rate, or the
-					 * rate packets leave at while backlogged
+					 * 1 Gbit/s: the shaper's rate, or else
+					 * the rate packets leave at
 					 */
 	__TCA_AICLASS_MAX
 };
