@@ -130,7 +130,8 @@ test_roce_qp_acks() {
 	dut_qdisc aiclass rate 8mbit
 	# 10 data packets of 1000 bytes, then an ack of 28 bytes, in turn.
 	ns_exec "$SND" $SEND "$RCV_IP" 4791 -S 49152 -n $((sent_acks * 11)) \
-		-s 1000 -b 0x0a,0x0a,0x0a,0x0a,0x0a,0x0a,0x0a,0x0a,0x0a,0x0a,0x11
+		-s 1000,1000,1000,1000,1000,1000,1000,1000,1000,1000,28 \
+		-b 0x0a,0x0a,0x0a,0x0a,0x0a,0x0a,0x0a,0x0a,0x0a,0x0a,0x11
 	sleep 6
 	read -r lat lat_bytes <<<"$(dut_tc -s class show dev "$DUT_DEV" | awk '
 		$1 == "class" { c = $3 }

@@ -16,8 +16,10 @@ def main():
     p.add_argument("dst")
     p.add_argument("port", type=int)
     p.add_argument("-n", "--count", type=int, default=1)
-    p.add_argument("-s", "--size", type=int, default=100,
-                   help="UDP payload bytes")
+    p.add_argument("-s", "--size",
+                   type=lambda v: [int(b) for b in v.split(",")],
+                   default=[100], help="UDP payload bytes; a comma-separated "
+                   "list is used in turn, as --first-byte")
     p.add_argument("-p", "--priority", type=lambda v: int(v, 0), default=0,
                    help="SO_PRIORITY, e.g. 0x10011 for class 1:11")
     p.add_argument("-t", "--tos", type=lambda v: int(v, 0), default=0)
@@ -46,14 +48,14 @@ def main():
         if a.sport:
             s.bind(("0.0.0.0", a.sport + i))
         socks.append(s)
-    rest = bytes(max(a.size - 5, 0))
     for k in range(a.count):
         first = bytes([a.first_byte[k % len(a.first_byte)]])
-        if a.size >= 5:
+        size = a.size[k % len(a.size)]
+        if size >= 5:
             seq = (a.first_seq + k) & 0xffffffff
-            payload = first + struct.pack("!I", seq) + rest
+            payload = first + struct.pack("!I", seq) + bytes(size - 5)
         else:
-            payload = first + bytes(max(a.size - 1, 0))
+            payload = first + bytes(max(size - 1, 0))
         for s in socks:
             s.sendto(payload, (a.dst, a.port))
         if a.interval:
