@@ -532,7 +532,7 @@ elif command -v perf >/dev/null; then
 		name=${c%%|*}
 		# shellcheck disable=SC2086
 		install_pg fair ${c#*|}
-		perf record -q -e cpu-clock -a -g -o "$raw/perf_$name.data" \
+		timeout -s INT 120 perf record -q -e cpu-clock -a -g -o "$raw/perf_$name.data" \
 			>/dev/null 2>"$raw/perf_$name.err" &
 		pp=$!
 		sleep 1
@@ -543,11 +543,11 @@ elif command -v perf >/dev/null; then
 			echo "# perf $(perf version 2>/dev/null | cut -d' ' -f3) record -e cpu-clock -a -g, kernel $(uname -r)"
 			echo "# pktgen queue_xmit, $PG_COUNT packets, 1000 flows, $name as child of prio band 1:2"
 			echo "# all symbols, self time (top 40):"
-			perf report -i "$raw/perf_$name.data" --no-children --sort sym --stdio \
-				-g none 2>/dev/null | grep -E '^ +[0-9]' | head -n 40
+			timeout 300 perf report -i "$raw/perf_$name.data" --no-children --sort sym \
+				--stdio -g none 2>/dev/null >"$raw/perf_$name.report" || true
+			grep -E '^ +[0-9]' "$raw/perf_$name.report" | head -n 40
 			echo "# aiclass's own functions (self time):"
-			perf report -i "$raw/perf_$name.data" --no-children --sort sym --stdio \
-				-g none 2>/dev/null | grep -E '^ +[0-9].*aiclass' || echo "(none sampled)"
+			grep -E '^ +[0-9].*aiclass' "$raw/perf_$name.report" || echo "(none sampled)"
 		} >"$raw/perf_$name.txt" 2>&1
 		rm -f "$raw/perf_$name.data"
 	done

@@ -568,9 +568,12 @@ def markdown(cond, rows, drr, mix, cost, pgnames, mem, flowstate, targets):
         "1:1, the collective (tcp dport 7100) to 1:11, the UDP elephant to 1:12; "
         "fq_hints sets the same three as skb->priority 6 / 0 / 2 (fq's bands "
         "0 / 1 / 2) with a clsact egress filter. aiclass_rate is root with its "
-        "own shaper instead of the HTB. Sojourn: the median over the window's "
+        "own shaper instead of the HTB. %s Sojourn: the median over the window's "
         "samples of the class's sojourn_avg (an EWMA), and its sojourn_max at the "
-        "end (since the qdisc was installed, warm-up included).")
+        "end (since the qdisc was installed, warm-up included)." % (
+            "fq has three priority bands on this kernel." if cond.get("fq_bands") else
+            "fq has no priority bands on this kernel (before 6.7): its row is fq "
+            "without bands and there is no fq_hints row."))
     L.append("")
     if drr:
         L.append("DRR shares, three classes weighted 1:2:4 (two TCP streams each), "
