@@ -180,9 +180,9 @@ test_crowded_table_order() {
 
 # Below 1 Gbit/s GSO packets are split, so no 64 KB super-packet holds
 # the link in front of an RPC: behind aiclass's own shaper, and without
-# one when packets leave slowly (here an htb parent paces them);
-# no_split_gso keeps them whole.  The sender's own device carries its GSO
-# packets.
+# one once it has measured that packets leave slowly (here an htb parent
+# paces them); no_split_gso keeps them whole.  The packets: 40 UDP GSO
+# packets of 60 segments of 1000 bytes, from the sender's own device.
 split_run() {
 	ns_exec "$SND" tc qdisc del dev "$SND_IF" root 2>/dev/null || true
 	if [ "$1" = htb ]; then
@@ -196,26 +196,27 @@ split_run() {
 		ns_exec "$SND" tc qdisc add dev "$SND_IF" root handle 1: \
 			aiclass rate 15mbit "$2"
 	fi
-	ns_exec "$SND" iperf3 -c "$RCV_IP" -p 5221 -P 2 -t 5 >/dev/null
+	ns_exec "$SND" $SEND "$RCV_IP" 5299 -n 40 -s 60000 -g 1000 -i 0.05 \
+		-p 0x10011
+	sleep 2
 	SPLIT=$(TCNS=$SND DEV=$SND_IF aiclass_xstat gso_split)
 	AVG=$(ns_exec "$SND" tc -s qdisc show dev "$SND_IF" | awk '
 		$1 == "qdisc" { k = $2 }
 		k == "aiclass" && $1 == "Sent" { printf "%d", $2 / $4; exit }')
-	echo "$1, $2: $SPLIT GSO packets split, $AVG bytes a packet"
+	echo "$1, $2: $SPLIT of 40 GSO packets split, $AVG bytes a packet left"
 }
 
 test_split_gso() {
-	local pacer
-	iperf_servers 5221
-	for pacer in rate htb; do
-		split_run "$pacer" split_gso
-		[ "$SPLIT" -gt 0 ] || fail "$pacer: no GSO packet was split"
-		[ "$AVG" -le 1514 ] || fail "$pacer: packets of $AVG bytes left"
-	done
+	split_run rate split_gso
+	check_eq "$SPLIT" 40 "GSO packets split behind the shaper"
+	[ "$AVG" -le 1514 ] || fail "packets of $AVG bytes left the shaper"
+	split_run htb split_gso
+	[ "$SPLIT" -ge 30 ] ||
+		fail "only $SPLIT of 40 GSO packets split behind a 15 Mbit htb"
 	split_run rate no_split_gso
 	check_eq "$SPLIT" 0 "GSO packets split with no_split_gso"
-	[ "$AVG" -gt 3000 ] ||
-		fail "no_split_gso, yet $AVG bytes a packet: no GSO seen"
+	[ "$AVG" -gt 30000 ] ||
+		fail "no_split_gso, yet $AVG bytes a packet: no GSO packet seen"
 	ns_exec "$SND" tc qdisc del dev "$SND_IF" root
 }
 

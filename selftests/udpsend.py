@@ -34,6 +34,9 @@ def main():
                    "COUNT datagrams each, sent in turn")
     p.add_argument("-q", "--first-seq", type=int, default=0,
                    help="sequence number of each flow's first datagram")
+    p.add_argument("-g", "--gso", type=int, default=0,
+                   help="UDP_SEGMENT: send each datagram as one GSO packet "
+                   "of segments of this many payload bytes")
     p.add_argument("-i", "--interval", type=float, default=0,
                    help="seconds between datagrams")
     a = p.parse_args()
@@ -45,6 +48,8 @@ def main():
         s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
         s.setsockopt(socket.SOL_SOCKET, socket.SO_PRIORITY, a.priority)
         s.setsockopt(socket.IPPROTO_IP, socket.IP_TOS, a.tos)
+        if a.gso:
+            s.setsockopt(socket.IPPROTO_UDP, 103, a.gso)   # UDP_SEGMENT
         if a.sport:
             s.bind(("0.0.0.0", a.sport + i))
         socks.append(s)
