@@ -10,8 +10,11 @@
 #include <net/pkt_cls.h>
 #include <net/pkt_sched.h>
 
-/* skb_gso_segment() moved from linux/netdevice.h to net/gso.h in 6.5. */
-#if __has_include("net/gso.h")
+/* skb_gso_segment() moved to net/gso.h in 6.5, with SKB_GSO_CB() that
+ * linux/skbuff.h defined before.
+ */
+#include <linux/skbuff.h>
+#ifndef SKB_GSO_CB
 #include <net/gso.h>
 #endif
 
