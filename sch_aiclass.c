@@ -1234,6 +1234,8 @@ static void aiclass_reset(struct Qdisc *sch)
 	struct aiclass_sched_data *q = qdisc_priv(sch);
 	unsigned int i;
 
+	if (!q->flows)		/* init failed */
+		return;
 	aiclass_purge(sch);
 	aiclass_flows_init(q->flows, q->flows_mask + 1);
 	for (i = 0; i < AICLASS_MAX_CLASSES; i++) {
