@@ -408,7 +408,7 @@ def main():
     target("DRR shares within +-5% of weights 1:2:4 in steady state",
            de is not None and de <= 0.05,
            "max error %s %% (ets %s %%)" % (
-               fmt(de * 100 if de is not None else None, 1),
+               fmt(de * 100 if de is not None else None, 2),
                fmt(drr["ets"]["max_abs_error"] * 100 if "ets" in drr else None, 1)))
     target("RPC p99 under load <= 1.2x idle p99",
            a.get("p99_x_idle") is not None and a["p99_x_idle"] <= 1.2,
@@ -586,7 +586,7 @@ def markdown(cond, rows, drr, mix, cost, pgnames, mem, flowstate, targets):
             L.append("| %s | %s | %s | %s |" % (
                 n, " / ".join(fmt(x, 1) for x in d["mbit"]),
                 " / ".join("%.3f" % s for s in d["shares"]),
-                " / ".join("%+.1f %%" % (e * 100) for e in d["error"])))
+                " / ".join("%+.2f %%" % (e * 100) for e in d["error"])))
         L.append("")
     if mix:
         L.append("Classification accuracy, defaults and no hints: NCCL-like (%s peers x "
