@@ -532,12 +532,13 @@ elif command -v perf >/dev/null; then
 		name=${c%%|*}
 		# shellcheck disable=SC2086
 		install_pg fair ${c#*|}
-		timeout -s INT 120 perf record -q -e cpu-clock -a -g -o "$raw/perf_$name.data" \
+		# (a background job of a script ignores SIGINT: stop perf with TERM)
+		timeout 120 perf record -q -e cpu-clock -a -g -o "$raw/perf_$name.data" \
 			>/dev/null 2>"$raw/perf_$name.err" &
 		pp=$!
 		sleep 1
 		pktgen_run 1000 >/dev/null
-		kill -INT "$pp" 2>/dev/null || true
+		kill -TERM "$pp" 2>/dev/null || true
 		wait "$pp" 2>/dev/null || true
 		{
 			echo "# perf $(perf version 2>/dev/null | cut -d' ' -f3) record -e cpu-clock -a -g, kernel $(uname -r)"
@@ -591,6 +592,7 @@ cat >"$raw/conditions.json" <<EOC
  "kernel": "$(uname -r)", "accel": "$( [ "${AICLASS_KVM:-0}" = 1 ] && echo KVM || echo TCG)",
  "vcpus": $(nproc), "date": "$(date -u +%Y-%m-%d)",
  "commit": "$(git -C "$top" describe --always --dirty 2>/dev/null || echo unknown)",
+ "module": "$AICLASS_KO", "module_srcversion": "$(cat /sys/module/sch_aiclass/srcversion 2>/dev/null)",
  "bench_seconds": $(($(date +%s) - started))}
 EOC
 python3 "$bench/report.py" "$raw" "$OUT"
