@@ -27,8 +27,8 @@
  *     band as its byte count crosses the thresholds, then to the default
  *     training class past the elephant threshold (multi-level feedback, as
  *     in PIAS).  A flow that stays empty and silent for idle starts a new
- *     burst, in 1:1 -- unless its last burst was an elephant and it has
- *     been quiet for less than forget: then it starts as training.
+ *     burst, in 1:1 -- unless it had become an elephant and has been
+ *     quiet for less than forget: then it stays training.
  *
  * Demotions move flows; explicit routes place packets.  The queue of an
  * auto-classified flow is keyed by the flow hash, and a demotion moves the
@@ -820,11 +820,12 @@ static unsigned int aiclass_auto_class(struct aiclass_sched_data *q,
 	u32 quiet = now - f->tstamp;
 
 	if (!f->qlen && quiet > q->idle && f->burst) {
-		/* A new burst: training again if the last one was an
-		 * elephant not long ago, else from the top band.
+		/* A new burst: an elephant stays training unless it was
+		 * quiet for forget (a collective's compute phase, a bulk
+		 * flow's ACK-clocked gaps); any other flow starts again in
+		 * the top band.
 		 */
-		if (f->burst > cfg->elephant && quiet < q->forget) {
-			f->level = AICLASS_LEVEL_TRAIN;
+		if (f->level == AICLASS_LEVEL_TRAIN && quiet < q->forget) {
 			q->stats.remembered++;
 		} else {
 			f->level = 0;

@@ -43,7 +43,7 @@
 #define AICLASS_MIN_ELEPHANT		1514			/* bytes */
 #define AICLASS_MAX_ELEPHANT		(1024 * 1024 * 1024)	/* bytes */
 #define AICLASS_MIN_THRESHOLD		64			/* bytes */
-#define AICLASS_DEF_IDLE		1000			/* us */
+#define AICLASS_DEF_IDLE		10000			/* us */
 #define AICLASS_MIN_IDLE		10			/* us */
 #define AICLASS_MAX_IDLE		(10 * 1000 * 1000)	/* us */
 #define AICLASS_DEF_FLOWS		1024

@@ -49,7 +49,7 @@ const struct ac_profile ac_profiles[] = {
 	  "train_share 10\n"
 	  "burst 64Kb\n"
 	  "elephant 256Kb\n"
-	  "idle 1ms\n"
+	  "idle 10ms\n"
 	  "ce_threshold 1ms\n" },
 	{ "roce", "RoCEv2 fabric: DSCP 26 data to 1:11, CNP (48) and EF to 1:1",
 	  "# RoCEv2 as NICs mark it by default: data in DSCP 26 to the\n"
