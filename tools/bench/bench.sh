@@ -592,7 +592,7 @@ cat >"$raw/conditions.json" <<EOC
  "kernel": "$(uname -r)", "accel": "$( [ "${AICLASS_KVM:-0}" = 1 ] && echo KVM || echo TCG)",
  "vcpus": $(nproc), "date": "$(date -u +%Y-%m-%d)",
  "commit": "$(git -C "$top" describe --always --dirty 2>/dev/null || echo unknown)",
- "module": "$AICLASS_KO", "module_srcversion": "$(cat /sys/module/sch_aiclass/srcversion 2>/dev/null)",
+ "module": "$AICLASS_KO", "module_srcversion": "$(cat /sys/module/sch_aiclass/srcversion 2>/dev/null || sha256sum "$AICLASS_KO" | cut -c1-12)",
  "bench_seconds": $(($(date +%s) - started))}
 EOC
 python3 "$bench/report.py" "$raw" "$OUT"

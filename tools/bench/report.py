@@ -478,7 +478,7 @@ def markdown(cond, rows, drr, mix, cost, pgnames, mem, flowstate, targets):
     L = []
     L.append("Conditions: %s guest, %s vCPUs, kernel %s; HTB bottleneck %s Mbit/s "
              "(unshaped path carries %s Mbit/s), netem %s on the return path, "
-             "idle RTT %s ms; offloads: %s; TCP %s; %s; commit %s, module srcversion %s.%s" % (
+             "idle RTT %s ms; offloads: %s; TCP %s; %s; commit %s, module %s.%s" % (
                  cond.get("accel"), cond.get("vcpus"), cond.get("kernel"),
                  cond.get("rate_mbit"), fmt(cond.get("unshaped_mbit"), 0),
                  cond.get("delay"), cond.get("rtt_ms"), cond.get("offloads"),
