@@ -200,23 +200,17 @@ split_run() {
 		-p 0x10011
 	sleep 2
 	SPLIT=$(TCNS=$SND DEV=$SND_IF aiclass_xstat gso_split)
-	AVG=$(ns_exec "$SND" tc -s qdisc show dev "$SND_IF" | awk '
-		$1 == "qdisc" { k = $2 }
-		k == "aiclass" && $1 == "Sent" { printf "%d", $2 / $4; exit }')
-	echo "$1, $2: $SPLIT of 40 GSO packets split, $AVG bytes a packet left"
+	echo "$1, $2: $SPLIT of 40 GSO packets split"
 }
 
 test_split_gso() {
 	split_run rate split_gso
 	check_eq "$SPLIT" 40 "GSO packets split behind the shaper"
-	[ "$AVG" -le 1514 ] || fail "packets of $AVG bytes left the shaper"
 	split_run htb split_gso
 	[ "$SPLIT" -ge 30 ] ||
 		fail "only $SPLIT of 40 GSO packets split behind a 15 Mbit htb"
 	split_run rate no_split_gso
 	check_eq "$SPLIT" 0 "GSO packets split with no_split_gso"
-	[ "$AVG" -gt 30000 ] ||
-		fail "no_split_gso, yet $AVG bytes a packet: no GSO packet seen"
 	ns_exec "$SND" tc qdisc del dev "$SND_IF" root
 }
 
