@@ -529,8 +529,19 @@ while time.monotonic() < end:
                          capture_output=True, text=True, check=True).stdout
     subprocess.run(["tc", "-s", "qdisc", "show", "dev", sys.argv[1]],
                    capture_output=True, check=True)
+    def find(o, k):
+        if isinstance(o, dict):
+            if k in o:
+                return o[k]
+            o = list(o.values())
+        if isinstance(o, list):
+            for v in o:
+                r = find(v, k)
+                if r is not None:
+                    return r
+        return None
     for c in json.loads(out):
-        q, b = c.get("qlen", 0), c.get("backlog", 0)
+        q, b = find(c, "qlen") or 0, find(c, "backlog") or 0
         n += 1
         if q:
             busy += 1
