@@ -397,18 +397,9 @@ aiclass_unload() {
 # in, if not this one.
 aiclass_xstat() {
 	${TCNS:+ip netns exec "$TCNS"} tc -s -j qdisc show dev "$DEV" ${2:+parent "$2"} | python3 -c '
-import json, sys
-def find(o, k):
-    if isinstance(o, dict):
-        if k in o:
-            return o[k]
-        o = list(o.values())
-    if isinstance(o, list):
-        for v in o:
-            r = find(v, k)
-            if r is not None:
-                return r
-    return None
+import json, os, sys
+sys.path.insert(0, os.environ["TOP"] + "/selftests")
+from tcjson import find
 for q in json.load(sys.stdin):
     if q.get("kind") == "aiclass":
         v = find(q, sys.argv[1])

@@ -522,24 +522,15 @@ test_stats_dumps_under_traffic() {
 	sleep 1
 	# tc 6.1 prints no class JSON: tc 6.15's does (make testdeps).
 	res=$(python3 - "$DEV" "$TC615" <<'PY'
-import json, subprocess, sys, time
+import json, os, subprocess, sys, time
+sys.path.insert(0, os.environ["TOP"] + "/selftests")
+from tcjson import find
 end, n, busy, bad, size = time.monotonic() + 5, 0, 0, 0, set()
 while time.monotonic() < end:
     out = subprocess.run([sys.argv[2], "-s", "-j", "class", "show", "dev", sys.argv[1]],
                          capture_output=True, text=True, check=True).stdout
     subprocess.run(["tc", "-s", "qdisc", "show", "dev", sys.argv[1]],
                    capture_output=True, check=True)
-    def find(o, k):
-        if isinstance(o, dict):
-            if k in o:
-                return o[k]
-            o = list(o.values())
-        if isinstance(o, list):
-            for v in o:
-                r = find(v, k)
-                if r is not None:
-                    return r
-        return None
     for c in json.loads(out):
         q, b = find(c, "qlen") or 0, find(c, "backlog") or 0
         n += 1
