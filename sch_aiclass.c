@@ -1170,7 +1170,8 @@ static struct sk_buff *aiclass_dequeue(struct Qdisc *sch)
 		q->guard = 0;
 
 	aiclass_sojourn(cl, now - aiclass_cb(skb)->enqueue_time);
-	aiclass_departure(q, len, now);
+	if (q->split_gso && !cfg->rate)
+		aiclass_departure(q, len, now);
 	if (cfg->rate)
 		q->t_next = max(q->t_next, now > q->shaper_slack_ns ?
 					   now - q->shaper_slack_ns : 0) +
@@ -1541,6 +1542,7 @@ static void aiclass_commit_derived(struct Qdisc *sch)
 				 AICLASS_DSCPMAP_LEN);
 	q->split_gso = cfg->split_gso &&
 		       (!cfg->rate || cfg->rate < AICLASS_SPLIT_GSO_RATE);
+	q->win_start = 0;	/* measured only while split_gso needs it */
 
 	for (i = 0; i < ARRAY_SIZE(q->cparams); i++) {
 		q->cparams[i].target = aiclass_us_to_codel(cfg->target);
