@@ -280,7 +280,7 @@ def stage(cfg, opts):
 def defaults(quantum):
     c = dict(lat_bands=3, train_classes=4, weights=[1] * MAX_TRAIN,
              burst=64 << 10, train_share=10, elephant=256 << 10,
-             thresholds=[0] * (MAX_LAT - 1), idle=1000, flows=1024,
+             thresholds=[0] * (MAX_LAT - 1), idle=10000, flows=1024,
              limit=10240, memory_limit=32 << 20, ce_threshold=0, rate=0,
              roce_port=4791, priomap=bytes(16), default_class=TRAIN_MIN,
              lat_limit=1024, quantum=quantum, target=5000, interval=100_000,
