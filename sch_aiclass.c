@@ -134,21 +134,23 @@ enum aiclass_route {
 	AICLASS_ROUTE_MAX
 };
 
+/* A slot of the flow table, 80 bytes: what lookup and the auto route read
+ * first, then the queue, then CoDel's state.
+ */
 struct aiclass_flow {
-	struct sk_buff	  *head;
-	struct sk_buff	  *tail;
-	struct list_head  flowchain;	/* in aiclass_class.flows */
-	s32		  deficit;
-	u32		  qlen;
-	u32		  backlog;	/* bytes */
-	u32		  mem;		/* bytes of truesize */
-	struct codel_vars cvars;
 	u32		  key;		/* tag: the key of the flow in the slot */
 	codel_time_t	  tstamp;	/* last arrival or emptying */
 	u32		  burst;	/* bytes in the current burst */
 	u8		  cls;		/* class index while qlen > 0 */
 	u8		  level;	/* auto: band, or AICLASS_LEVEL_TRAIN */
 	u8		  flags;	/* AICLASS_FLOW_* */
+	struct sk_buff	  *head;	/* head->prev is the tail */
+	struct list_head  flowchain;	/* in aiclass_class.flows */
+	s32		  deficit;
+	u32		  qlen;
+	u32		  backlog;	/* bytes */
+	u32		  mem;		/* bytes of truesize */
+	struct codel_vars cvars;
 };
 
 struct aiclass_class {
@@ -541,6 +543,14 @@ static struct aiclass_flow *aiclass_flow_find(struct aiclass_flow *flows,
 	return home;
 }
 
+/* A flow's packets are a list on skb->next; its head's prev is the tail,
+ * which saves a tail pointer in every slot.
+ */
+static struct sk_buff *aiclass_flow_tail(const struct aiclass_flow *f)
+{
+	return f->head->prev;
+}
+
 static void aiclass_flow_add(struct aiclass_sched_data *q,
 			     struct aiclass_flow *f, unsigned int idx,
 			     struct sk_buff *skb)
@@ -553,8 +563,8 @@ static void aiclass_flow_add(struct aiclass_sched_data *q,
 	if (!f->head)
 		f->head = skb;
 	else
-		f->tail->next = skb;
-	f->tail = skb;
+		aiclass_flow_tail(f)->next = skb;
+	f->head->prev = skb;
 	skb->next = NULL;
 	f->qlen++;
 	f->backlog += qdisc_pkt_len(skb);
@@ -571,13 +581,15 @@ static struct sk_buff *aiclass_flow_pop(struct aiclass_sched_data *q,
 	unsigned int mem = aiclass_cb(skb)->mem;
 
 	f->head = skb->next;
+	if (f->head)
+		f->head->prev = skb->prev;
 	skb_mark_not_on_list(skb);
+	skb->prev = NULL;
 	f->qlen--;
 	f->backlog -= len;
 	f->mem -= mem;
 	aiclass_class_account(q, f->cls, -1, -len, -mem);
 	if (!f->qlen) {
-		f->tail = NULL;
 		f->flags &= ~AICLASS_FLOW_SHARED;
 		aiclass_flow_unlink(q, f);
 	}
@@ -1090,28 +1102,52 @@ static void aiclass_departure(struct aiclass_sched_data *q, unsigned int len,
 	q->win_bytes = 0;
 }
 
+/* Count what codel_dequeue() did to class cl: drops more packets dropped,
+ * and the marks it left in q->cstats (taken).  The qdisc's own drop count
+ * and the parents' backlog are settled once per dequeue.
+ */
+static void aiclass_aqm_count(struct aiclass_sched_data *q,
+			      struct aiclass_class *cl, u32 drops)
+{
+	struct codel_stats *cs = &q->cstats;
+
+	cl->qstats.drops += drops;
+	cl->aqm_drops += drops;
+	cl->aqm_marks += cs->ecn_mark;
+	cl->ce_marks += cs->ce_mark;
+	q->stats.aqm_marks += cs->ecn_mark;
+	q->stats.ce_marks += cs->ce_mark;
+	cs->ecn_mark = 0;
+	cs->ce_mark = 0;
+}
+
 static struct sk_buff *aiclass_dequeue(struct Qdisc *sch)
 {
 	struct aiclass_sched_data *q = qdisc_priv(sch);
 	const struct aiclass_config *cfg = &q->cfg;
 	struct codel_stats *cs = &q->cstats;
-	u32 drops, marks, ce_marks;
 	struct sk_buff *skb = NULL;
+	u32 drops = 0;
 	struct aiclass_class *cl;
 	struct aiclass_flow *f;
 	unsigned int idx, len;
+	u64 now = 0, sojourn;
 	bool lat, train;
-	u64 now;
 
 	/* sch->q.qlen also counts packets requeued in sch->gso_skb. */
 	if (!q->lat_bitmap && list_empty(&q->train_active))
 		return NULL;
 
-	now = ktime_get_ns();
-	if (cfg->rate && now < q->t_next) {
-		q->stats.throttled++;
-		qdisc_watchdog_schedule_ns(&q->watchdog, q->t_next);
-		return NULL;
+	/* Without a shaper, CoDel's own clock read tells the time: see the
+	 * sojourn below.
+	 */
+	if (cfg->rate) {
+		now = ktime_get_ns();
+		if (now < q->t_next) {
+			q->stats.throttled++;
+			qdisc_watchdog_schedule_ns(&q->watchdog, q->t_next);
+			return NULL;
+		}
 	}
 
 	do {
@@ -1128,32 +1164,27 @@ static struct sk_buff *aiclass_dequeue(struct Qdisc *sch)
 		cl = &q->classes[idx];
 		f = aiclass_pick_flow(q, cl);
 
-		drops = cs->drop_count;
-		marks = cs->ecn_mark;
-		ce_marks = cs->ce_mark;
 		skb = codel_dequeue(sch, &sch->qstats.backlog,
 				    &q->cparams[!lat], &f->cvars, cs,
 				    qdisc_pkt_len, aiclass_skb_time,
 				    aiclass_codel_drop, aiclass_codel_pop);
 		if (!f->qlen)
-			f->tstamp = now >> CODEL_SHIFT;
-		drops = cs->drop_count - drops;
-		cl->qstats.drops += drops;
-		cl->aqm_drops += drops;
-		cl->aqm_marks += cs->ecn_mark - marks;
-		cl->ce_marks += cs->ce_mark - ce_marks;
+			f->tstamp = skb ? aiclass_skb_time(skb) +
+					  f->cvars.ldelay :
+					  codel_get_time();
+		if (unlikely(cs->drop_count != drops || cs->ecn_mark ||
+			     cs->ce_mark)) {
+			aiclass_aqm_count(q, cl, cs->drop_count - drops);
+			drops = cs->drop_count;
+		}
 	} while (!skb);
 
-	if (cs->drop_count) {
-		q->stats.drop_aqm += cs->drop_count;
-		qdisc_tree_reduce_backlog(sch, cs->drop_count, cs->drop_len);
+	if (unlikely(drops)) {
+		q->stats.drop_aqm += drops;
+		qdisc_tree_reduce_backlog(sch, drops, cs->drop_len);
 		cs->drop_count = 0;
 		cs->drop_len = 0;
 	}
-	q->stats.aqm_marks += cs->ecn_mark;
-	q->stats.ce_marks += cs->ce_mark;
-	cs->ecn_mark = 0;
-	cs->ce_mark = 0;
 	if (!skb)
 		return NULL;
 
@@ -1169,9 +1200,14 @@ static struct sk_buff *aiclass_dequeue(struct Qdisc *sch)
 	if (q->guard < 0 || !q->train_qlen)
 		q->guard = 0;
 
-	aiclass_sojourn(cl, now - aiclass_cb(skb)->enqueue_time);
+	/* CoDel left the packet's sojourn in ldelay, from the time it read
+	 * in codel_dequeue(): no second clock read per packet.
+	 */
+	sojourn = (u64)f->cvars.ldelay << CODEL_SHIFT;
+	aiclass_sojourn(cl, sojourn);
 	if (q->split_gso && !cfg->rate)
-		aiclass_departure(q, len, now);
+		aiclass_departure(q, len, aiclass_cb(skb)->enqueue_time +
+					  sojourn);
 	if (cfg->rate)
 		q->t_next = max(q->t_next, now > q->shaper_slack_ns ?
 					   now - q->shaper_slack_ns : 0) +
@@ -1196,9 +1232,8 @@ static void aiclass_purge(struct Qdisc *sch)
 		while (!list_empty(&cl->flows)) {
 			f = list_first_entry(&cl->flows, struct aiclass_flow,
 					     flowchain);
-			rtnl_kfree_skbs(f->head, f->tail);
+			rtnl_kfree_skbs(f->head, aiclass_flow_tail(f));
 			f->head = NULL;
-			f->tail = NULL;
 			f->qlen = 0;
 			f->backlog = 0;
 			f->mem = 0;
@@ -1511,9 +1546,9 @@ static void aiclass_rehash(struct aiclass_sched_data *q,
 					      -f->mem);
 			aiclass_class_account(q, nf->cls, f->qlen, f->backlog,
 					      f->mem);
-			nf->tail->next = f->head;
+			aiclass_flow_tail(nf)->next = f->head;
+			nf->head->prev = f->head->prev;
 		}
-		nf->tail = f->tail;
 		nf->qlen += f->qlen;
 		nf->backlog += f->backlog;
 		nf->mem += f->mem;
