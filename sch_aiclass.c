@@ -892,23 +892,23 @@ static int aiclass_enqueue_skb(struct Qdisc *sch, struct sk_buff *skb,
 		cl->qstats.drops++;
 		return qdisc_drop(skb, sch, to_free);
 	}
-	/* Latency traffic takes precedence: a packet is refused only when
-	 * the latency side alone leaves no room for it; otherwise training
-	 * makes room, so the limits hold at every instant.
-	 */
-	if (sch->q.qlen - q->train_qlen + 1 > q->cfg.limit) {
-		q->stats.drop_overlimit++;
-		cl->qstats.drops++;
-		return qdisc_drop(skb, sch, to_free);
-	}
-	if (q->memory_used - q->train_mem + skb->truesize >
-	    q->cfg.memory_limit) {
-		q->stats.drop_memory++;
-		cl->qstats.drops++;
-		return qdisc_drop(skb, sch, to_free);
-	}
-
 	if (unlikely(aiclass_full(sch, 1, skb->truesize))) {
+		/* Latency traffic takes precedence: a packet is refused
+		 * only when the latency side alone leaves no room for it;
+		 * otherwise training makes room, so the limits hold at
+		 * every instant.
+		 */
+		if (sch->q.qlen - q->train_qlen + 1 > q->cfg.limit) {
+			q->stats.drop_overlimit++;
+			cl->qstats.drops++;
+			return qdisc_drop(skb, sch, to_free);
+		}
+		if (q->memory_used - q->train_mem + skb->truesize >
+		    q->cfg.memory_limit) {
+			q->stats.drop_memory++;
+			cl->qstats.drops++;
+			return qdisc_drop(skb, sch, to_free);
+		}
 		prev_qlen = sch->q.qlen;
 		prev_backlog = sch->qstats.backlog;
 		victim = aiclass_drop_training(sch, 1, skb->truesize, true,
@@ -1205,9 +1205,11 @@ static struct sk_buff *aiclass_dequeue(struct Qdisc *sch)
 	 */
 	sojourn = (u64)f->cvars.ldelay << CODEL_SHIFT;
 	aiclass_sojourn(cl, sojourn);
+	/* CoDel's clock, whole: monotonic, unlike enqueue_time + sojourn. */
 	if (q->split_gso && !cfg->rate)
-		aiclass_departure(q, len, aiclass_cb(skb)->enqueue_time +
-					  sojourn);
+		aiclass_departure(q, len,
+				  round_down(aiclass_cb(skb)->enqueue_time,
+					     1 << CODEL_SHIFT) + sojourn);
 	if (cfg->rate)
 		q->t_next = max(q->t_next, now > q->shaper_slack_ns ?
 					   now - q->shaper_slack_ns : 0) +
