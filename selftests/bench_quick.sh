@@ -8,7 +8,7 @@
 . "$(dirname "$0")/lib.sh"
 
 bench_out=/tmp/aiclass-bench-quick
-contenders="pfifo_fast fq_codel fq aiclass aiclass_hints aiclass_rate"
+contenders="fq_codel aiclass aiclass_hints aiclass_rate"
 # fq has priority bands from Linux 6.7
 [ "$(uname -r | awk -F. '{ print $1 * 1000 + $2 }')" -lt 6007 ] ||
 	contenders="$contenders fq_hints"

@@ -100,18 +100,18 @@ fq_bands=$([ "$kmaj" -ge 6007 ] && echo 1 || true)
 
 # --------------------------------------------------------- contenders ----
 # NAME|QDISC ARGS: the leaf of the HTB bottleneck, handle 1:.
-contenders=(
-	"pfifo_fast|pfifo_fast"
-	"fq_codel|fq_codel"
-)
-# (the quick run leaves out what it has no separate code path for)
+# (the quick run leaves out what it has no separate code path for: a peer
+# given by its name alone runs as fq_codel does)
+contenders=()
+[ -n "$quick" ] || contenders+=("pfifo_fast|pfifo_fast")
+contenders+=("fq_codel|fq_codel")
 [ -n "$quick" ] || contenders+=(
 	"cake|cake besteffort"
 	"cake_diffserv4|cake diffserv4"
 	"ets|ets quanta 1514 3028 6056"
 	"prio|prio"
+	"fq|fq"
 )
-contenders+=("fq|fq")
 # fq's three priority bands (Linux 6.7+) fed by the same hints as aiclass's.
 [ -z "$fq_bands" ] || contenders+=("fq_hints|fq")
 contenders+=(
