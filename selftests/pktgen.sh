@@ -10,9 +10,19 @@
 
 PG=/proc/net/pktgen
 
+# pg_cmd FILE COMMAND: write COMMAND to pktgen's FILE and check its result.
+# Read with the shell's own read: a case sets up hundreds of sources, and a
+# fork per command is what made them slow on a debug kernel.
 pg_cmd() {
+	local line
 	echo "$2" > "$PG/$1"
-	grep -q "Result: OK" "$PG/$1" || fail "pktgen $1: $2: $(grep Result "$PG/$1")"
+	while IFS= read -r line; do
+		case $line in
+		"Result: OK"*) return 0 ;;
+		"Result:"*) fail "pktgen $1: $2: $line" ;;
+		esac
+	done < "$PG/$1"
+	fail "pktgen $1: $2: no result"
 }
 
 pg_reset() {
@@ -60,22 +70,29 @@ pg_stop() {
 	PG_PID=
 }
 
-pg_total() {
-	local d n=0
+# pg_sum ERRORS: the packets the $DEV sources sent, plus the ones the qdisc
+# refused when ERRORS is 1.
+pg_sum() {
+	local d key sofar ekey errors n=0
 	for d in "$PG"/"$DEV"@*; do
-		n=$((n + $(sed -n 's/.*pkts-sofar: \([0-9]*\).*/\1/p' "$d")))
+		[ -e "$d" ] || continue
+		while read -r key sofar ekey errors _; do
+			[ "$key" = "pkts-sofar:" ] || continue
+			n=$((n + sofar))
+			[ "$1" = 0 ] || n=$((n + errors))
+			break
+		done < "$d"
 	done
 	echo "$n"
 }
 
+pg_total() {
+	pg_sum 0
+}
+
 # pg_offered: packets the $DEV sources offered the qdisc, accepted or not.
 pg_offered() {
-	local d n=0
-	for d in "$PG"/"$DEV"@*; do
-		[ -e "$d" ] || continue
-		n=$((n + $(awk '$1 == "pkts-sofar:" { print $2 + $4; exit }' "$d")))
-	done
-	echo "$n"
+	pg_sum 1
 }
 
 # qdisc_counts [PARENT]: "SENT DROPPED BACKLOG" packets of the qdisc at
@@ -92,12 +109,20 @@ qdisc_counts() {
 # most: pktgen counts only accepted packets towards N, so a qdisc that
 # refuses everything would keep it going forever.
 pg_burst() {
-	local n=$1 pid i
+	local n=$1
 	shift
 	pg_reset
 	pg_flow 1 0 0 count "$((n / 2))" delay 0 flag UDPSRC_RND \
 		udp_src_min 1 udp_src_max 2000 "$@"
 	pg_flow 2 1 0 count "$((n - n / 2))" delay 0 pkt_size 200 "$@"
+	pg_rerun
+}
+
+# pg_rerun: start the sources of the last pg_burst again, as they are set
+# now (pktgen clears their counters at each start), and wait for them as
+# pg_burst does.
+pg_rerun() {
+	local pid i
 	(echo start > "$PG/pgctrl") &
 	pid=$!
 	for ((i = 0; i < 300; i++)); do

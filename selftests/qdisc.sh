@@ -153,8 +153,10 @@ test_route_roce() {
 test_route_auto() {
 	local expect got c
 	dev_setup
-	# A long idle so that the sender's pauses never split the burst.
-	aq idle 1s
+	# A long idle so that the sender's pauses never split the burst, and
+	# a long forget so that a slow guest (a debug kernel under TCG takes
+	# seconds per command) never outlasts it between the two bursts.
+	aq idle 1s forget 600s
 	send 7000 -n 400 -s 1000 -S 7700
 	# 1000 payload + 8 UDP + 20 IP + 14 Ethernet bytes a packet; bursts
 	# stay in 1:1 up to 64 KB, 1:2 to 128 KB, 1:3 to 256 KB.
