@@ -109,19 +109,24 @@ qdisc_counts() {
 # most: pktgen counts only accepted packets towards N, so a qdisc that
 # refuses everything would keep it going forever.
 pg_burst() {
+	pg_burst_sources "$@"
+	pg_run
+}
+
+# pg_burst_sources N [KEY VALUE]...: set up pg_burst's two sources without
+# starting them, for a case that runs them several times.
+pg_burst_sources() {
 	local n=$1
 	shift
 	pg_reset
 	pg_flow 1 0 0 count "$((n / 2))" delay 0 flag UDPSRC_RND \
 		udp_src_min 1 udp_src_max 2000 "$@"
 	pg_flow 2 1 0 count "$((n - n / 2))" delay 0 pkt_size 200 "$@"
-	pg_rerun
 }
 
-# pg_rerun: start the sources of the last pg_burst again, as they are set
-# now (pktgen clears their counters at each start), and wait for them as
-# pg_burst does.
-pg_rerun() {
+# pg_run: start the sources as they are set now (pktgen clears their
+# counters at each start) and wait for them as pg_burst says.
+pg_run() {
 	local pid i
 	(echo start > "$PG/pgctrl") &
 	pid=$!

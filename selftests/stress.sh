@@ -240,14 +240,13 @@ test_every_size() {
 	dummy_setup
 	tc qdisc add dev "$DEV" root handle 1: aiclass memory_limit 1mb limit 200
 	before=$(qdisc_counts)
-	pg_burst 100
-	total=$(pg_offered)
+	pg_burst_sources 100
 	for size in 60 61 63 64 65 127 128 255 256 511 512 1023 1024 1499 1500 \
 		1514 1515 2048 4095 4096 8191 9000 16383 16384 32767 32768 \
 		50000 65000; do
 		pg_cmd "$DEV@1" "pkt_size $size"
 		pg_cmd "$DEV@2" "pkt_size $size"
-		pg_rerun
+		pg_run
 		total=$((total + $(pg_offered)))
 	done
 	idle_clean
