@@ -42,9 +42,10 @@
  * ---------
  *
  * Latency bands are strict priority, found through a bitmap of backlogged
- * bands.  Training classes are served by deficit round robin over a list of
- * backlogged classes, with quantum = weight * quantum.  Inside a class the
- * backlogged flows are served by DRR with a one-quantum share each.
+ * classes.  Training classes are served by deficit round robin over the
+ * same bitmap, in index order, with quantum = weight * quantum.  Inside a
+ * class the backlogged flows are served by DRR with a one-quantum share
+ * each.
  *
  * Every flow queue runs CoDel (the kernel's codel_dequeue(), as fq_codel):
  * once its packets have waited longer than target for an interval, ECT
@@ -63,9 +64,9 @@
  * the AICLASS_FLOW_WAYS slots of its set, tagged with its key.  When every
  * slot of the set is backlogged it shares its home slot, and every flow
  * without a slot of its own keeps going there until that slot drains, so a
- * flow is never reordered.  A new flow takes the empty slot that has been
- * quiet longest, so recent flows (and the elephants remembered in them) are
- * recycled last.
+ * flow is never reordered.  A new flow takes its home slot if that slot's
+ * flow is over, else the empty slot that has been quiet longest, so recent
+ * flows (and the elephants remembered in them) are recycled last.
  *
  * Limits: limit packets and memory_limit bytes of truesize in all, the
  * backstop behind CoDel.  On overflow the training flow with the largest
@@ -119,6 +120,7 @@
 
 /* Class index: 0 .. 7 latency bands, 8 .. 23 training classes. */
 #define AICLASS_TRAIN_BASE	AICLASS_MAX_LAT_BANDS
+#define AICLASS_LAT_MASK	GENMASK(AICLASS_MAX_LAT_BANDS - 1, 0)
 
 /* What aiclass_classify() returns besides a class index. */
 #define AICLASS_CLASSIFY_AUTO	(AICLASS_MAX_CLASSES + 1)
@@ -156,15 +158,14 @@ struct aiclass_flow {
 struct aiclass_class {
 	/* dequeue and enqueue */
 	struct list_head flows;		/* backlogged flows, round robin */
-	struct list_head alist;		/* training: in train_active */
 	u32		 qlen;
 	u32		 backlog;
 	u32		 quantum;	/* training: weight * quantum */
 	s32		 deficit;
 	u32		 active_flows;
+	u64		 sojourn_avg;	/* ns, EWMA 1/8 */
 	struct gnet_stats_basic_sync bstats;
 	/* stats */
-	u64		 sojourn_avg;	/* ns, EWMA 1/8 */
 	u64		 sojourn_max;	/* ns */
 	u64		 ce_marks;
 	u64		 aqm_drops;
@@ -224,8 +225,8 @@ struct aiclass_sched_data {
 	/* enqueue and dequeue */
 	struct aiclass_flow *flows;
 	u32		 flows_mask;
-	u32		 lat_bitmap;	/* backlogged latency bands */
-	struct list_head train_active;	/* backlogged training classes */
+	u32		 backlogged;	/* bitmap of backlogged classes */
+	u32		 train_cur;	/* the training class DRR serves */
 	u32		 train_qlen;
 	u32		 train_mem;	/* truesize queued in training */
 	u32		 memory_used;
@@ -430,28 +431,23 @@ static void aiclass_class_activate(struct aiclass_sched_data *q,
 {
 	struct aiclass_class *cl = &q->classes[idx];
 
-	if (aiclass_is_training(idx)) {
+	if (aiclass_is_training(idx))
 		cl->deficit = cl->quantum;
-		list_add_tail(&cl->alist, &q->train_active);
-	} else {
-		q->lat_bitmap |= BIT(idx);
-	}
+	q->backlogged |= BIT(idx);
 }
 
 static void aiclass_class_deactivate(struct aiclass_sched_data *q,
 				     unsigned int idx)
 {
-	struct aiclass_class *cl = &q->classes[idx];
-
-	if (aiclass_is_training(idx))
-		list_del_init(&cl->alist);
-	else
-		q->lat_bitmap &= ~BIT(idx);
+	q->backlogged &= ~BIT(idx);
 }
 
-/* Attach an empty flow's new backlog to class idx. */
-static void aiclass_flow_link(struct aiclass_sched_data *q,
-			      struct aiclass_flow *f, unsigned int idx)
+/* Attach an empty flow's new backlog to class idx.  The helpers that run for
+ * every packet are inlined: a call costs as much as their work.
+ */
+static __always_inline void aiclass_flow_link(struct aiclass_sched_data *q,
+					      struct aiclass_flow *f,
+					      unsigned int idx)
 {
 	struct aiclass_class *cl = &q->classes[idx];
 
@@ -464,8 +460,8 @@ static void aiclass_flow_link(struct aiclass_sched_data *q,
 	q->active_flows++;
 }
 
-static void aiclass_flow_unlink(struct aiclass_sched_data *q,
-				struct aiclass_flow *f)
+static __always_inline void aiclass_flow_unlink(struct aiclass_sched_data *q,
+						struct aiclass_flow *f)
 {
 	struct aiclass_class *cl = &q->classes[f->cls];
 
@@ -511,36 +507,53 @@ static void aiclass_flow_claim(struct aiclass_flow *f, u32 key)
 
 /* The slot of the flow with this key, in the set the key names: the slot
  * tagged with the key; else the home slot while it queues packets of flows
- * without a slot of their own (so that none of them is reordered); else the
- * empty slot that has been quiet longest, claimed; else the home slot,
- * shared.
+ * without a slot of their own (so that none of them is reordered); else an
+ * empty slot, claimed: the home slot when its flow is over (quiet for idle,
+ * or for forget if it was an elephant), else the one quiet longest; else
+ * the home slot, shared.  One pass over the set, after the home slot, where
+ * most flows live, missed.
  */
-static struct aiclass_flow *aiclass_flow_find(struct aiclass_flow *flows,
-					      u32 mask, u32 key,
-					      codel_time_t now)
+static noinline struct aiclass_flow *
+aiclass_flow_find_set(const struct aiclass_sched_data *q,
+		      struct aiclass_flow *flows, u32 mask, u32 key,
+		      codel_time_t now)
 {
-	u32 set = key & mask & ~(AICLASS_FLOW_WAYS - 1);
-	struct aiclass_flow *f, *home = &flows[key & mask], *free = NULL;
-	u32 i;
+	u32 quiet;
 
-	for (i = set; i < set + AICLASS_FLOW_WAYS; i++)
-		if (flows[i].key == key)
-			return &flows[i];
+	struct aiclass_flow *f = &flows[key & mask & ~(AICLASS_FLOW_WAYS - 1)];
+	struct aiclass_flow *home = &flows[key & mask], *free = NULL;
+	struct aiclass_flow *end = f + AICLASS_FLOW_WAYS;
 
-	if (!(home->flags & AICLASS_FLOW_SHARED)) {
-		for (i = set; i < set + AICLASS_FLOW_WAYS; i++) {
-			f = &flows[i];
-			if (!f->qlen && (!free || (u32)(now - f->tstamp) >
-						   (u32)(now - free->tstamp)))
-				free = f;
-		}
-		if (free) {
-			aiclass_flow_claim(free, key);
-			return free;
-		}
+	for (; f < end; f++) {
+		if (f->key == key)
+			return f;
+		if (!f->qlen && (!free || (u32)(now - f->tstamp) >
+					  (u32)(now - free->tstamp)))
+			free = f;
 	}
-	home->flags |= AICLASS_FLOW_SHARED;
-	return home;
+	if (home->flags & AICLASS_FLOW_SHARED)
+		return home;
+	quiet = now - home->tstamp;
+	if (!home->qlen && quiet >= q->idle &&
+	    (home->level != AICLASS_LEVEL_TRAIN || quiet >= q->forget))
+		free = home;
+	if (!free) {
+		home->flags |= AICLASS_FLOW_SHARED;
+		return home;
+	}
+	aiclass_flow_claim(free, key);
+	return free;
+}
+
+static struct aiclass_flow *
+aiclass_flow_find(const struct aiclass_sched_data *q, struct aiclass_flow *flows,
+		  u32 mask, u32 key, codel_time_t now)
+{
+	struct aiclass_flow *home = &flows[key & mask];
+
+	if (likely(home->key == key))
+		return home;
+	return aiclass_flow_find_set(q, flows, mask, key, now);
 }
 
 /* A flow's packets are a list on skb->next; its head's prev is the tail,
@@ -551,9 +564,10 @@ static struct sk_buff *aiclass_flow_tail(const struct aiclass_flow *f)
 	return f->head->prev;
 }
 
-static void aiclass_flow_add(struct aiclass_sched_data *q,
-			     struct aiclass_flow *f, unsigned int idx,
-			     struct sk_buff *skb)
+static __always_inline void aiclass_flow_add(struct aiclass_sched_data *q,
+					     struct aiclass_flow *f,
+					     unsigned int idx,
+					     struct sk_buff *skb)
 {
 	unsigned int mem = aiclass_cb(skb)->mem;
 
@@ -573,8 +587,8 @@ static void aiclass_flow_add(struct aiclass_sched_data *q,
 }
 
 /* Take the head packet off a flow; the caller fixes the qdisc counters. */
-static struct sk_buff *aiclass_flow_pop(struct aiclass_sched_data *q,
-					struct aiclass_flow *f)
+static __always_inline struct sk_buff *
+aiclass_flow_pop(struct aiclass_sched_data *q, struct aiclass_flow *f)
 {
 	struct sk_buff *skb = f->head;
 	unsigned int len = qdisc_pkt_len(skb);
@@ -633,16 +647,20 @@ static void aiclass_drop_head(struct Qdisc *sch, struct aiclass_flow *f,
  */
 static struct aiclass_flow *aiclass_fattest_training(struct aiclass_sched_data *q)
 {
+	unsigned long train = q->backlogged & ~AICLASS_LAT_MASK;
 	struct aiclass_class *cl, *fat_cl = NULL;
 	struct aiclass_flow *f, *fat = NULL;
+	unsigned int idx;
 
-	list_for_each_entry(cl, &q->train_active, alist)
+	for_each_set_bit(idx, &train, AICLASS_MAX_CLASSES) {
+		cl = &q->classes[idx];
 		list_for_each_entry(f, &cl->flows, flowchain)
 			if (!fat || (u64)f->backlog * fat_cl->quantum >
 				    (u64)fat->backlog * cl->quantum) {
 				fat = f;
 				fat_cl = cl;
 			}
+	}
 	return fat;
 }
 
@@ -877,9 +895,10 @@ static u32 aiclass_placed_key(u32 hash, unsigned int idx)
  * cn, a packet whose own flow paid for its room is reported to the parents
  * with NET_XMIT_CN; else every victim is taken off the parents' counts.
  */
-static int aiclass_enqueue_skb(struct Qdisc *sch, struct sk_buff *skb,
-			       struct aiclass_flow *f, unsigned int idx,
-			       u64 now, bool cn, struct sk_buff **to_free)
+static __always_inline int
+aiclass_enqueue_skb(struct Qdisc *sch, struct sk_buff *skb,
+		    struct aiclass_flow *f, unsigned int idx, u64 now, bool cn,
+		    struct sk_buff **to_free)
 {
 	struct aiclass_sched_data *q = qdisc_priv(sch);
 	struct aiclass_class *cl = &q->classes[idx];
@@ -998,12 +1017,14 @@ static int aiclass_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 	hash = skb_get_hash(skb);
 	if (idx == AICLASS_CLASSIFY_AUTO) {
 		key = hash;
-		f = aiclass_flow_find(q->flows, q->flows_mask, key, now_t);
+		f = aiclass_flow_find(q, q->flows, q->flows_mask, key,
+				      now_t);
 		q->stats.route[AICLASS_ROUTE_AUTO]++;
 		idx = aiclass_auto_class(q, f, len, now_t);
 	} else {
 		key = aiclass_placed_key(hash, idx);
-		f = aiclass_flow_find(q->flows, q->flows_mask, key, now_t);
+		f = aiclass_flow_find(q, q->flows, q->flows_mask, key,
+				      now_t);
 	}
 	f->tstamp = now_t;
 	/* A packet in a slot it shares follows the queue it finds there,
@@ -1040,24 +1061,43 @@ static struct aiclass_flow *aiclass_pick_flow(struct aiclass_sched_data *q,
 	}
 }
 
+/* The backlogged training class after idx, in index order, round. */
+static unsigned int aiclass_next_training(unsigned long train,
+					  unsigned int idx)
+{
+	unsigned long later = train & ~GENMASK(idx, 0);
+
+	return later ? __ffs(later) : __ffs(train);
+}
+
+/* Deficit round robin over the backlogged training classes (a bitmap, no
+ * list to maintain per packet): the class served last goes on while it has
+ * deficit left, then the next one in index order.
+ */
 static unsigned int aiclass_pick_training(struct aiclass_sched_data *q)
 {
+	unsigned long train = q->backlogged & ~AICLASS_LAT_MASK;
+	unsigned int idx = q->train_cur;
 	struct aiclass_class *cl;
 
+	if (!(train & BIT(idx)))
+		idx = aiclass_next_training(train, idx);
 	for (;;) {
-		cl = list_first_entry(&q->train_active, struct aiclass_class,
-				      alist);
+		cl = &q->classes[idx];
 		if (cl->deficit > 0)
-			return cl - q->classes;
+			break;
 		cl->deficit += cl->quantum;
-		list_move_tail(&cl->alist, &q->train_active);
+		idx = aiclass_next_training(train, idx);
 	}
+	q->train_cur = idx;
+	return idx;
 }
 
 /* codel_dequeue() callbacks: take the head of the flow whose CoDel state
  * vars is, and drop a packet CoDel gave up on (counted by the caller).
  */
-static struct sk_buff *aiclass_codel_pop(struct codel_vars *vars, void *ctx)
+static __always_inline struct sk_buff *
+aiclass_codel_pop(struct codel_vars *vars, void *ctx)
 {
 	struct aiclass_flow *f = container_of(vars, struct aiclass_flow, cvars);
 	struct Qdisc *sch = ctx;
@@ -1121,7 +1161,8 @@ static void aiclass_aqm_count(struct aiclass_sched_data *q,
 	cs->ce_mark = 0;
 }
 
-static struct sk_buff *aiclass_dequeue(struct Qdisc *sch)
+/* Out of line: see aiclass_dequeue(). */
+static noinline struct sk_buff *aiclass_dequeue_backlog(struct Qdisc *sch)
 {
 	struct aiclass_sched_data *q = qdisc_priv(sch);
 	const struct aiclass_config *cfg = &q->cfg;
@@ -1133,10 +1174,6 @@ static struct sk_buff *aiclass_dequeue(struct Qdisc *sch)
 	unsigned int idx, len;
 	u64 now = 0, sojourn;
 	bool lat, train;
-
-	/* sch->q.qlen also counts packets requeued in sch->gso_skb. */
-	if (!q->lat_bitmap && list_empty(&q->train_active))
-		return NULL;
 
 	/* Without a shaper, CoDel's own clock read tells the time: see the
 	 * sojourn below.
@@ -1151,8 +1188,8 @@ static struct sk_buff *aiclass_dequeue(struct Qdisc *sch)
 	}
 
 	do {
-		lat = q->lat_bitmap;
-		train = !list_empty(&q->train_active);
+		lat = q->backlogged & AICLASS_LAT_MASK;
+		train = q->backlogged & ~AICLASS_LAT_MASK;
 		if (!lat && !train)
 			break;
 		if (lat && train && cfg->train_share &&
@@ -1160,7 +1197,7 @@ static struct sk_buff *aiclass_dequeue(struct Qdisc *sch)
 			q->stats.guard_yields++;
 			lat = false;
 		}
-		idx = lat ? __ffs(q->lat_bitmap) : aiclass_pick_training(q);
+		idx = lat ? __ffs(q->backlogged) : aiclass_pick_training(q);
 		cl = &q->classes[idx];
 		f = aiclass_pick_flow(q, cl);
 
@@ -1220,6 +1257,19 @@ static struct sk_buff *aiclass_dequeue(struct Qdisc *sch)
 	return skb;
 }
 
+/* The parent asks again after every packet until it gets none: the empty
+ * answer costs no more than this test.
+ */
+static struct sk_buff *aiclass_dequeue(struct Qdisc *sch)
+{
+	struct aiclass_sched_data *q = qdisc_priv(sch);
+
+	/* sch->q.qlen also counts packets requeued in sch->gso_skb. */
+	if (!q->backlogged)
+		return NULL;
+	return aiclass_dequeue_backlog(sch);
+}
+
 /* Reset, configuration */
 
 static void aiclass_purge(struct Qdisc *sch)
@@ -1246,9 +1296,8 @@ static void aiclass_purge(struct Qdisc *sch)
 		cl->backlog = 0;
 		cl->active_flows = 0;
 		cl->deficit = 0;
-		list_del_init(&cl->alist);
 	}
-	q->lat_bitmap = 0;
+	q->backlogged = 0;
 	q->train_qlen = 0;
 	q->train_mem = 0;
 	q->memory_used = 0;
@@ -1530,7 +1579,7 @@ static void aiclass_rehash(struct aiclass_sched_data *q,
 
 	list_for_each_entry_safe(f, tmp, &old, flowchain) {
 		list_del_init(&f->flowchain);
-		nf = aiclass_flow_find(flows, n - 1, f->key, now);
+		nf = aiclass_flow_find(q, flows, n - 1, f->key, now);
 		cls = f->cls;
 		/* The packets leave f's class and join nf's. */
 		q->classes[cls].active_flows--;
@@ -1650,8 +1699,8 @@ static void aiclass_trim(struct Qdisc *sch, u32 old_lat_limit)
 		}
 	}
 	aiclass_drop_training(sch, 0, 0, false, NULL);
-	while (aiclass_full(sch, 0, 0) && q->lat_bitmap) {
-		cl = &q->classes[__fls(q->lat_bitmap)];
+	while (aiclass_full(sch, 0, 0) && (q->backlogged & AICLASS_LAT_MASK)) {
+		cl = &q->classes[__fls(q->backlogged & AICLASS_LAT_MASK)];
 		reason = q->memory_used > q->cfg.memory_limit ?
 			 &q->stats.drop_memory : &q->stats.drop_overlimit;
 		f = list_first_entry(&cl->flows, struct aiclass_flow,
@@ -1733,10 +1782,8 @@ static int aiclass_init(struct Qdisc *sch, struct nlattr *opt,
 	BUILD_BUG_ON(sizeof(struct aiclass_flow) > 96);
 	BUILD_BUG_ON(AICLASS_MIN_FLOWS % AICLASS_FLOW_WAYS);
 
-	INIT_LIST_HEAD(&q->train_active);
 	for (i = 0; i < AICLASS_MAX_CLASSES; i++) {
 		INIT_LIST_HEAD(&q->classes[i].flows);
-		INIT_LIST_HEAD(&q->classes[i].alist);
 		gnet_stats_basic_sync_init(&q->classes[i].bstats);
 	}
 	qdisc_watchdog_init(&q->watchdog, sch);
