@@ -27,7 +27,10 @@
 #   cost: pktgen queue_xmit into a dummy device, the contender as the child
 #     of a prio band (nobody bypasses), and as root (bypass allowed), at
 #     16, 1000 and 10000 flows, $PG_REPS interleaved runs; a perf profile;
-#     per-flow state from BTF and the module's debug info.
+#     per-flow state from BTF and the module's debug info;
+#   then, in guests of their own, the instruction profile (guest
+#     instructions per packet in each contender's own functions, counted
+#     by QEMU: tools/bench/insn-profile).
 # tools/bench/report.py turns the raw numbers into $OUT/bench.{md,csv,json},
 # PNG plots and $OUT/perf_aiclass.txt.
 #
@@ -43,8 +46,11 @@ quick=${AICLASS_BENCH_QUICK:-${BENCH_QUICK:-}}
 [ "$quick" != 0 ] || quick=
 if [ -z "${AICLASS_VM:-}" ]; then
 	export AICLASS_BENCH_QUICK=$quick
-	exec "$top/tools/vm/run" -t "$([ -n "$quick" ] && echo 900 || echo 3000)" -- \
+	"$top/tools/vm/run" -t "$([ -n "$quick" ] && echo 900 || echo 3000)" -- \
 		tools/bench/bench.sh "$@"
+	# the instruction profile: more guest boots, not in the quick run
+	[ -n "$quick" ] || "$top/tools/bench/insn-profile" "${AICLASS_BENCH_OUT:-$top/results}"
+	exit
 fi
 # shellcheck source=../../selftests/lib.sh
 . "$top/selftests/lib.sh"
@@ -420,71 +426,9 @@ dut_tc -s qdisc show dev "$DUT_DEV" >"$d/qdisc.txt"
 #           skip their enqueue and dequeue on an empty queue there).
 # $PG_REPS runs, interleaved (rep, flows, contender); packets per second
 # from pktgen and guest CPU ns per packet from /proc/stat.
-modprobe pktgen || die "no pktgen module"
-modprobe dummy || die "no dummy module"
-ip link del pg0 2>/dev/null || true
-ip link add pg0 type dummy
-ip link set pg0 txqueuelen 1000 up
-ip addr add 10.200.0.1/24 dev pg0
-defer ip link del pg0
-pgset() {
-	echo "$2" >"/proc/net/pktgen/$1"
-}
-pgpid=
-# pg_ns: CPU time so far of pktgen's thread (kpktgend_0), ns: the packet's
-# build, the qdisc's enqueue and dequeue and the dummy's xmit all run in it.
-pg_ns() {
-	[ -n "$pgpid" ] || pgpid=$(pgrep -x kpktgend_0 | head -n 1)
-	cut -d' ' -f1 "/proc/$pgpid/schedstat"
-}
-# pktgen_run FLOWS: "PPS NS_PER_PACKET" of one run of $PG_COUNT packets.
-pktgen_run() {
-	local flows=$1 c0 c1 pps
-	pgset kpktgend_0 rem_device_all
-	pgset kpktgend_0 "add_device pg0"
-	pgset pg0 "count $PG_COUNT"
-	pgset pg0 "pkt_size 64"
-	pgset pg0 "clone_skb 0"
-	pgset pg0 "burst 1"
-	pgset pg0 "delay 0"
-	pgset pg0 "xmit_mode queue_xmit"
-	pgset pg0 "dst 10.200.0.2"
-	pgset pg0 "dst_mac 02:00:00:00:00:02"
-	pgset pg0 "udp_dst_min 9"
-	pgset pg0 "udp_dst_max 9"
-	pgset pg0 "udp_src_min 10000"
-	pgset pg0 "udp_src_max $((10000 + flows - 1))"
-	c0=$(pg_ns)
-	pgset pgctrl start
-	c1=$(pg_ns)
-	pps=$(sed -n 's/^ *\([0-9]*\)pps.*/\1/p' /proc/net/pktgen/pg0)
-	echo "${pps:-0} $(((c1 - c0) / PG_COUNT))"
-}
+pg_setup
 memfree_kb() {
 	awk '/^MemFree:/ { print $2 }' /proc/meminfo
-}
-# NAME|QDISC ARGS; aiclass_codel: CoDel at its smallest target and
-# interval, so that any packet that waits at all is CoDel's business.
-cost_contenders=(
-	"pfifo|pfifo"
-	"fq_codel|fq_codel"
-	"ets|ets quanta 1514 3028 6056"
-	"cake|cake besteffort"
-	"fq|fq"
-	"aiclass|aiclass"
-	"aiclass_codel|aiclass target 10us interval 100us"
-)
-# install_pg fair|bypass ARGS...
-install_pg() {
-	local how=$1
-	shift
-	tc qdisc del dev pg0 root 2>/dev/null || true
-	if [ "$how" = fair ]; then
-		tc qdisc add dev pg0 root handle 1: prio &&
-		tc qdisc add dev pg0 parent 1:2 handle 10: "$@"
-	else
-		tc qdisc add dev pg0 root handle 10: "$@"
-	fi
 }
 : >"$raw/pktgen.txt"
 : >"$raw/memory.txt"

@@ -93,3 +93,83 @@ rtt_summary() {
 		      m = v[int((NR + 1) / 2)]; p = v[int(NR * 0.9 + 0.999)]
 		      printf "%.1f %.1f\n", m, p }'
 }
+
+# --------------------------------------------- pktgen into a dummy device ----
+# The cost phase of `make bench` and its instruction profile
+# (tools/bench/insn-profile): pktgen builds 64-byte UDP packets with FLOWS
+# source ports in turn and hands them to dev_queue_xmit (xmit_mode
+# queue_xmit) on the dummy device pg0.
+
+# NAME|QDISC ARGS; aiclass_codel: CoDel at its smallest target and
+# interval, so that any packet that waits at all is CoDel's business.
+# shellcheck disable=SC2034  # used by the scripts that source this file
+cost_contenders=(
+	"pfifo|pfifo"
+	"fq_codel|fq_codel"
+	"ets|ets quanta 1514 3028 6056"
+	"cake|cake besteffort"
+	"fq|fq"
+	"aiclass|aiclass"
+	"aiclass_codel|aiclass target 10us interval 100us"
+)
+
+# pg_setup: pktgen loaded and the dummy device pg0 up (deleted at exit).
+pg_setup() {
+	modprobe pktgen || die "no pktgen module"
+	modprobe dummy || die "no dummy module"
+	ip link del pg0 2>/dev/null || true
+	ip link add pg0 type dummy
+	ip link set pg0 txqueuelen 1000 up
+	ip addr add 10.200.0.1/24 dev pg0
+	defer ip link del pg0
+}
+
+pgset() {
+	echo "$2" >"/proc/net/pktgen/$1"
+}
+
+pgpid=
+# pg_ns: CPU time so far of pktgen's thread (kpktgend_0), ns: the packet's
+# build, the qdisc's enqueue and dequeue and the dummy's xmit all run in it.
+pg_ns() {
+	[ -n "$pgpid" ] || pgpid=$(pgrep -x kpktgend_0 | head -n 1)
+	cut -d' ' -f1 "/proc/$pgpid/schedstat"
+}
+
+# pktgen_run FLOWS: "PPS NS_PER_PACKET" of one run of $PG_COUNT packets.
+pktgen_run() {
+	local flows=$1 c0 c1 pps
+	pgset kpktgend_0 rem_device_all
+	pgset kpktgend_0 "add_device pg0"
+	pgset pg0 "count $PG_COUNT"
+	pgset pg0 "pkt_size 64"
+	pgset pg0 "clone_skb 0"
+	pgset pg0 "burst 1"
+	pgset pg0 "delay 0"
+	pgset pg0 "xmit_mode queue_xmit"
+	pgset pg0 "dst 10.200.0.2"
+	pgset pg0 "dst_mac 02:00:00:00:00:02"
+	pgset pg0 "udp_dst_min 9"
+	pgset pg0 "udp_dst_max 9"
+	pgset pg0 "udp_src_min 10000"
+	pgset pg0 "udp_src_max $((10000 + flows - 1))"
+	c0=$(pg_ns)
+	pgset pgctrl start
+	c1=$(pg_ns)
+	pps=$(sed -n 's/^ *\([0-9]*\)pps.*/\1/p' /proc/net/pktgen/pg0)
+	echo "${pps:-0} $(((c1 - c0) / PG_COUNT))"
+}
+
+# install_pg fair|bypass ARGS...: the qdisc ARGS on pg0, as the child of a
+# prio band (fair: nobody can bypass) or as root.
+install_pg() {
+	local how=$1
+	shift
+	tc qdisc del dev pg0 root 2>/dev/null || true
+	if [ "$how" = fair ]; then
+		tc qdisc add dev pg0 root handle 1: prio &&
+		tc qdisc add dev pg0 parent 1:2 handle 10: "$@"
+	else
+		tc qdisc add dev pg0 root handle 10: "$@"
+	fi
+}
