@@ -162,7 +162,6 @@ struct aiclass_class {
 	u32		 backlog;
 	u32		 quantum;	/* training: weight * quantum */
 	s32		 deficit;
-	u32		 active_flows;
 	u64		 sojourn_avg;	/* ns, EWMA 1/8 */
 	struct gnet_stats_basic_sync bstats;
 	/* stats */
@@ -230,7 +229,6 @@ struct aiclass_sched_data {
 	u32		 train_qlen;
 	u32		 train_mem;	/* truesize queued in training */
 	u32		 memory_used;
-	u32		 active_flows;
 	s64		 guard;		/* latency credit, see Algorithm */
 	u64		 t_next;	/* shaper: earliest next dequeue, ns */
 	u64		 rate_ns;	/* shaper: ns per byte << rate_shft */
@@ -456,8 +454,6 @@ static __always_inline void aiclass_flow_link(struct aiclass_sched_data *q,
 	if (!cl->qlen)
 		aiclass_class_activate(q, idx);
 	list_add_tail(&f->flowchain, &cl->flows);
-	cl->active_flows++;
-	q->active_flows++;
 }
 
 static __always_inline void aiclass_flow_unlink(struct aiclass_sched_data *q,
@@ -466,8 +462,6 @@ static __always_inline void aiclass_flow_unlink(struct aiclass_sched_data *q,
 	struct aiclass_class *cl = &q->classes[f->cls];
 
 	list_del_init(&f->flowchain);
-	cl->active_flows--;
-	q->active_flows--;
 	if (!cl->qlen)
 		aiclass_class_deactivate(q, f->cls);
 }
@@ -562,6 +556,19 @@ aiclass_flow_find(const struct aiclass_sched_data *q, struct aiclass_flow *flows
 static struct sk_buff *aiclass_flow_tail(const struct aiclass_flow *f)
 {
 	return f->head->prev;
+}
+
+/* Backlogged flows in class cl, counted for a stats dump (as fq_codel
+ * counts its lists): the hot path keeps no count.
+ */
+static u32 aiclass_class_flows(const struct aiclass_class *cl)
+{
+	const struct list_head *pos;
+	u32 n = 0;
+
+	list_for_each(pos, &cl->flows)
+		n++;
+	return n;
 }
 
 static __always_inline void aiclass_flow_add(struct aiclass_sched_data *q,
@@ -1294,14 +1301,12 @@ static void aiclass_purge(struct Qdisc *sch)
 		}
 		cl->qlen = 0;
 		cl->backlog = 0;
-		cl->active_flows = 0;
 		cl->deficit = 0;
 	}
 	q->backlogged = 0;
 	q->train_qlen = 0;
 	q->train_mem = 0;
 	q->memory_used = 0;
-	q->active_flows = 0;
 	q->guard = 0;
 	sch->q.qlen = 0;
 	sch->qstats.backlog = 0;
@@ -1582,8 +1587,6 @@ static void aiclass_rehash(struct aiclass_sched_data *q,
 		nf = aiclass_flow_find(q, flows, n - 1, f->key, now);
 		cls = f->cls;
 		/* The packets leave f's class and join nf's. */
-		q->classes[cls].active_flows--;
-		q->active_flows--;
 		if (!nf->qlen) {
 			nf->cvars = f->cvars;
 			nf->burst = f->burst;
@@ -1605,7 +1608,7 @@ static void aiclass_rehash(struct aiclass_sched_data *q,
 		nf->mem += f->mem;
 	}
 	for (i = 0; i < AICLASS_MAX_CLASSES; i++)
-		if (!q->classes[i].active_flows)
+		if (list_empty(&q->classes[i].flows))
 			aiclass_class_deactivate(q, i);
 	q->flows = flows;
 	q->flows_mask = n - 1;
@@ -1940,7 +1943,9 @@ static int aiclass_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
 
 	sch_tree_lock(sch);
 	st = q->stats;
-	active_flows = q->active_flows;
+	active_flows = 0;
+	for (i = 0; i < AICLASS_MAX_CLASSES; i++)
+		active_flows += aiclass_class_flows(&q->classes[i]);
 	memory_used = q->memory_used;
 	sch_tree_unlock(sch);
 
@@ -2157,7 +2162,7 @@ static int aiclass_class_dump_stats(struct Qdisc *sch, unsigned long arg,
 	qstats = cl->qstats;
 	qstats.backlog = cl->backlog;
 	qlen = cl->qlen;
-	active_flows = cl->active_flows;
+	active_flows = aiclass_class_flows(cl);
 	deficit = cl->deficit;
 	sojourn_avg = cl->sojourn_avg;
 	sojourn_max = cl->sojourn_max;
