@@ -512,11 +512,10 @@ aiclass_flow_find_set(const struct aiclass_sched_data *q,
 		      struct aiclass_flow *flows, u32 mask, u32 key,
 		      codel_time_t now)
 {
-	u32 quiet;
-
 	struct aiclass_flow *f = &flows[key & mask & ~(AICLASS_FLOW_WAYS - 1)];
 	struct aiclass_flow *home = &flows[key & mask], *free = NULL;
 	struct aiclass_flow *end = f + AICLASS_FLOW_WAYS;
+	u32 quiet;
 
 	for (; f < end; f++) {
 		if (f->key == key)
