@@ -557,19 +557,6 @@ static struct sk_buff *aiclass_flow_tail(const struct aiclass_flow *f)
 	return f->head->prev;
 }
 
-/* Backlogged flows in class cl, counted for a stats dump (as fq_codel
- * counts its lists): the hot path keeps no count.
- */
-static u32 aiclass_class_flows(const struct aiclass_class *cl)
-{
-	const struct list_head *pos;
-	u32 n = 0;
-
-	list_for_each(pos, &cl->flows)
-		n++;
-	return n;
-}
-
 static __always_inline void aiclass_flow_add(struct aiclass_sched_data *q,
 					     struct aiclass_flow *f,
 					     unsigned int idx,
@@ -1067,15 +1054,6 @@ static struct aiclass_flow *aiclass_pick_flow(struct aiclass_sched_data *q,
 	}
 }
 
-/* The backlogged training class after idx, in index order, round. */
-static unsigned int aiclass_next_training(unsigned long train,
-					  unsigned int idx)
-{
-	unsigned long later = train & ~GENMASK(idx, 0);
-
-	return later ? __ffs(later) : __ffs(train);
-}
-
 /* Deficit round robin over the backlogged training classes (a bitmap, no
  * list to maintain per packet): the class served last goes on while it has
  * deficit left, then the next one in index order.
@@ -1087,13 +1065,13 @@ static unsigned int aiclass_pick_training(struct aiclass_sched_data *q)
 	struct aiclass_class *cl;
 
 	if (!(train & BIT(idx)))
-		idx = aiclass_next_training(train, idx);
+		idx = find_next_bit_wrap(&train, AICLASS_MAX_CLASSES, idx + 1);
 	for (;;) {
 		cl = &q->classes[idx];
 		if (cl->deficit > 0)
 			break;
 		cl->deficit += cl->quantum;
-		idx = aiclass_next_training(train, idx);
+		idx = find_next_bit_wrap(&train, AICLASS_MAX_CLASSES, idx + 1);
 	}
 	q->train_cur = idx;
 	return idx;
@@ -1942,9 +1920,12 @@ static int aiclass_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
 
 	sch_tree_lock(sch);
 	st = q->stats;
+	/* Counted here (as fq_codel counts its lists): the hot path keeps
+	 * no count of backlogged flows.
+	 */
 	active_flows = 0;
 	for (i = 0; i < AICLASS_MAX_CLASSES; i++)
-		active_flows += aiclass_class_flows(&q->classes[i]);
+		active_flows += list_count_nodes(&q->classes[i].flows);
 	memory_used = q->memory_used;
 	sch_tree_unlock(sch);
 
@@ -2161,7 +2142,7 @@ static int aiclass_class_dump_stats(struct Qdisc *sch, unsigned long arg,
 	qstats = cl->qstats;
 	qstats.backlog = cl->backlog;
 	qlen = cl->qlen;
-	active_flows = aiclass_class_flows(cl);
+	active_flows = list_count_nodes(&cl->flows);
 	deficit = cl->deficit;
 	sojourn_avg = cl->sojourn_avg;
 	sojourn_max = cl->sojourn_max;
