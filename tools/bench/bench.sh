@@ -271,23 +271,34 @@ coll_rx_bytes() {
 				out = out (out ? "," : "") peer "=" $i }
 		     END { print out ? out : "-" }'
 }
-# sample: "tx_bytes collective cpu_busy cpu_total seconds" now, the
+# stamped CMD...: "TIME OUTPUT", TIME the middle of CMD's run (s).  Each
+# counter carries its own time: under load a read in a namespace takes from
+# a few hundred milliseconds to over a second here, and a rate taken over
+# the times of other reads was off by up to 15 %.
+stamped() {
+	local t0=$EPOCHREALTIME out
+	out=$("$@")
+	echo "$(echo "$t0 $EPOCHREALTIME" | awk '{ printf "%.6f", ($1 + $2) / 2 }') $out"
+}
+# sample: "time tx_bytes time collective cpu_busy cpu_total" now, the
 # collective field as coll_rx_bytes prints it.
 sample() {
-	echo "$(tx_bytes) $(coll_rx_bytes) $(cpu_ticks) $(date +%s.%N)"
+	echo "$(stamped tx_bytes) $(stamped coll_rx_bytes) $(cpu_ticks)"
 }
-# window_json S0 S1 OUT: link, collective and CPU over the window.
+# window_json S0 S1 OUT: link, collective and CPU over the window, each
+# over the time between its own two reads.
 window_json() {
 	python3 -c 'import json, sys
 def conns(field):
     return dict(c.rsplit("=", 1) for c in field.split(",") if "=" in c)
 a, b = sys.argv[1].split(), sys.argv[2].split()
-c0, c1 = conns(a.pop(1)), conns(b.pop(1))
+c0, c1 = conns(a.pop(3)), conns(b.pop(3))
 a, b = [float(x) for x in a], [float(x) for x in b]
 coll = sum(int(v) - int(c0.get(k, 0)) for k, v in c1.items())
-json.dump({"tx_bytes": b[0] - a[0], "collective_bytes": coll,
+json.dump({"tx_bytes": b[1] - a[1], "window": b[0] - a[0],
+           "collective_bytes": coll, "collective_window": b[2] - a[2],
            "collective_conns": [len(c0), len(c1)],
-           "cpu_busy": (b[1] - a[1]) / max(1, b[2] - a[2]), "window": b[3] - a[3],
+           "cpu_busy": (b[3] - a[3]) / max(1, b[4] - a[4]),
            "window_start": float(sys.argv[3])}, open(sys.argv[4], "w"))' \
 		"$1" "$2" "$WARM" "$3"
 }

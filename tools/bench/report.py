@@ -243,8 +243,9 @@ def main():
         win = link.get("window")
         u = udp_mbit(load(os.path.join(d, "udp.json")),
                      link.get("window_start"), win)
-        if win and link.get("collective_bytes"):
-            co["mbit"] = link["collective_bytes"] * 8 / win / 1e6
+        cwin = link.get("collective_window", win)
+        if cwin and link.get("collective_bytes"):
+            co["mbit"] = link["collective_bytes"] * 8 / cwin / 1e6
         pi = sockperf(os.path.join(d, "idle.ping"))
         pl = sockperf(os.path.join(d, "loaded.ping"))
         try:
