@@ -67,9 +67,9 @@ UDP_MBIT=$((RATE_MBIT / 4))
 # The HTB bottleneck's burst: 3 ms of the rate (15 KB at 40 Mbit/s).  tc's
 # default is one MTU, which banks one packet's time (0.3 ms at 40 Mbit/s):
 # enough on hardware, whose timers fire within microseconds, but under TCG
-# the watchdog fires late by about that much, and the link lost ~10 % of
-# its capacity for every contender, most for those that queue MTU packets
-# (aiclass and cake split GSO packets below 1 Gbit/s) -- see
+# they fire late (the guest logs hrtimer interrupts of 0.17 ms), and the
+# link lost 4-14 % of its capacity, most for the contenders that queue MTU
+# packets (aiclass and cake split GSO packets below 1 Gbit/s) -- see
 # docs/benchmark.md.
 HTB_BURST=$((RATE_MBIT * 1000 * 3 / 8))
 HTB_RATE="rate ${RATE_MBIT}mbit ceil ${RATE_MBIT}mbit burst $HTB_BURST cburst $HTB_BURST"
