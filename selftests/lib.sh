@@ -292,19 +292,21 @@ RCV_IP6=2001:db8:2::1
 DUT_PARENT=root
 DUT_DEV=$RTR_OUT
 
-# dumbbell_setup [-r RATE] [-d DELAY] [-o]
+# dumbbell_setup [-r RATE] [-b BURST] [-d DELAY] [-o]
 #   -r RATE   shape the bottleneck: HTB at RATE is root of $RTR_OUT and the
 #             qdisc under test is its leaf (DUT_PARENT="parent 100:1");
 #             without -r the qdisc under test is root of $RTR_OUT
+#   -b BURST  the HTB class's burst and cburst (tc's default: one MTU)
 #   -d DELAY  netem delay on the return path ($RCV's egress), e.g. 10ms
 #   -o        turn GSO/TSO/GRO off on every link, so the qdisc sees MTU
 #             packets rather than 64 KB aggregates
 # Leaves pfifo as the qdisc under test; replace it with dut_qdisc.
 dumbbell_setup() {
-	local rate="" delay="" nooffload="" opt OPTIND=1 ns dev
-	while getopts "r:d:o" opt; do
+	local rate="" burst=() delay="" nooffload="" opt OPTIND=1 ns dev
+	while getopts "r:b:d:o" opt; do
 		case $opt in
 		r) rate=$OPTARG ;;
+		b) burst=(burst "$OPTARG" cburst "$OPTARG") ;;
 		d) delay=$OPTARG ;;
 		o) nooffload=1 ;;
 		*) echo "dumbbell_setup: bad option" >&2; return 1 ;;
@@ -340,7 +342,7 @@ dumbbell_setup() {
 	if [ -n "$rate" ]; then
 		ns_exec "$RTR" tc qdisc add dev "$RTR_OUT" root handle 100: htb default 1 &&
 		ns_exec "$RTR" tc class add dev "$RTR_OUT" parent 100: classid 100:1 \
-			htb rate "$rate" ceil "$rate" || return 1
+			htb rate "$rate" ceil "$rate" "${burst[@]}" || return 1
 		DUT_PARENT="parent 100:1"
 	else
 		DUT_PARENT=root

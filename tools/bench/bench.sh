@@ -95,6 +95,7 @@ fi
 SECS=$((WARM + WIN + 1))	# the training load's run
 LOAD_SECS=$((SECS + 4))		# it outlasts the window: the last sample can be late
 RPC_SECS=$((WIN - 1))		# the probes' own run (they take a while to start)
+RPC_SEED=3			# idle and loaded: the same RPCs, so their p99 compare
 PING_PORT=11111
 RPC_PORT=7000
 COLL_PORT=7100
@@ -216,9 +217,7 @@ LIB_DEFERRED=()
 LIB_NETNS=()
 
 # ------------------------------------------------------------ the load ----
-dumbbell_setup -r "${RATE_MBIT}mbit" -d "$DELAY" || die "dumbbell setup failed"
-# shellcheck disable=SC2086
-dut_tc class change dev "$DUT_DEV" parent 100: classid 100:1 htb $HTB_RATE
+dumbbell_setup -r "${RATE_MBIT}mbit" -b "$HTB_BURST" -d "$DELAY" || die "dumbbell setup failed"
 tcp_plain "$SND" "$RCV"
 for dev in "$SND:$SND_IF" "$RTR:$RTR_IN" "$RTR:$RTR_OUT" "$RCV:$RCV_IF"; do
 	ns_exec "${dev%%:*}" ethtool -K "${dev#*:}" gso on tso on gro on >/dev/null 2>&1 || true
@@ -315,7 +314,7 @@ run_contender() {
 	echo "$*" >"$d/qdisc.args"
 	ping_pong "$IDLE_SECS" "$d/idle.ping" &
 	ping=$!
-	rpc_client --port $RPC_PORT --duration "$IDLE_SECS" --seed 3 --out "$d/idle.json" ||
+	rpc_client --port $RPC_PORT --duration "$IDLE_SECS" --seed "$RPC_SEED" --out "$d/idle.json" ||
 		die "$name: idle RPC probe failed"
 	wait "$ping" || echo "$name: idle ping-pong failed" >&2
 
@@ -327,7 +326,7 @@ run_contender() {
 		--get-server-output &
 	udp=$!
 	sleep "$WARM"
-	rpc_client --port $RPC_PORT --duration "$RPC_SECS" --seed 3 --out "$d/loaded.json" &
+	rpc_client --port $RPC_PORT --duration "$RPC_SECS" --seed "$RPC_SEED" --out "$d/loaded.json" &
 	rpc=$!
 	ping_pong "$RPC_SECS" "$d/loaded.ping" &
 	ping=$!
