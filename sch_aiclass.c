@@ -90,6 +90,8 @@
 #include <linux/ipv6.h>
 #include <linux/udp.h>
 #include <linux/log2.h>
+#include <linux/jhash.h>
+#include <linux/random.h>
 #include <net/netlink.h>
 #include <net/pkt_sched.h>
 #include <net/pkt_cls.h>
@@ -235,6 +237,7 @@ struct aiclass_sched_data {
 	u32		 rate_shft;
 	codel_time_t	 idle;		/* cfg->idle in codel time */
 	codel_time_t	 forget;	/* cfg->forget in codel time */
+	u32		 hash_seed;	/* aiclass_hash() */
 	bool		 parse_ip;	/* dscpmap or roce_port need the header */
 	bool		 split_gso;	/* split_gso, and no rate of 1 Gbit/s+ */
 	u64		 win_start;	/* ns: departure rate window */
@@ -703,63 +706,133 @@ static struct aiclass_flow *aiclass_drop_training(struct Qdisc *sch,
 
 /* Classification */
 
-/* What the IP header tells routes 4 and 5: the DSCP, and for RoCEv2 the
- * class its BTH opcode names.  Returns a class index, or
- * AICLASS_CLASSIFY_AUTO.
+/* What aiclass reads of an IP packet, once: the flow hash when the skb
+ * carries none (a TCP socket's and a NIC's packets do), and what routes 4
+ * and 5 need.
  */
-static unsigned int aiclass_classify_ip(struct aiclass_sched_data *q,
-					struct sk_buff *skb)
-{
-	const struct aiclass_config *cfg = &q->cfg;
-	unsigned int thoff = skb_network_offset(skb), idx;
-	struct udphdr _uh, *uh;
-	u8 dscp, proto;
-	u8 _op, *op;
+struct aiclass_hdr {
+	u32		src;	/* address, or an IPv6 address's hash */
+	u32		dst;
+	unsigned int	thoff;	/* transport header offset */
+	__be16		sport;
+	__be16		dport;
+	u8		dscp;
+	u8		proto;	/* 0 for a fragment */
+	bool		ok;	/* an IPv4 or IPv6 header was read */
+};
 
+/* Read the IP header, and the ports of the transport protocols that start
+ * with them.  One read of the header serves the hash and routes 4 and 5:
+ * the flow dissector (skb_get_hash()) would read it a second time, and is
+ * left for what is not IP.  Fragments hash without ports, as in the flow
+ * dissector, so that all of a datagram's fragments stay in one queue.
+ */
+static void aiclass_parse(struct sk_buff *skb, struct aiclass_hdr *h)
+{
+	unsigned int thoff = skb_network_offset(skb);
+	__be16 _ports[2], *ports;
 	switch (skb_protocol(skb, true)) {
 	case htons(ETH_P_IP): {
-		struct iphdr _iph, *iph;
+		struct iphdr _iph;
+		const struct iphdr *iph;
 
 		iph = skb_header_pointer(skb, thoff, sizeof(_iph), &_iph);
 		if (!iph || iph->ihl < 5)
-			return AICLASS_CLASSIFY_AUTO;
-		dscp = ipv4_get_dsfield(iph) >> 2;
-		proto = ip_is_fragment(iph) ? 0 : iph->protocol;
+			return;
+		h->dscp = ipv4_get_dsfield(iph) >> 2;
+		h->proto = ip_is_fragment(iph) ? 0 : iph->protocol;
+		h->src = (__force u32)iph->saddr;
+		h->dst = (__force u32)iph->daddr;
 		thoff += iph->ihl * 4;
 		break;
 	}
 	case htons(ETH_P_IPV6): {
-		struct ipv6hdr _ip6h, *ip6h;
+		struct ipv6hdr _ip6h;
+		const struct ipv6hdr *ip6h;
 
 		ip6h = skb_header_pointer(skb, thoff, sizeof(_ip6h), &_ip6h);
 		if (!ip6h)
-			return AICLASS_CLASSIFY_AUTO;
-		dscp = ipv6_get_dsfield(ip6h) >> 2;
-		proto = ip6h->nexthdr;
+			return;
+		h->dscp = ipv6_get_dsfield(ip6h) >> 2;
+		h->proto = ip6h->nexthdr;
+		h->src = ipv6_addr_hash(&ip6h->saddr);
+		h->dst = ipv6_addr_hash(&ip6h->daddr);
 		thoff += sizeof(*ip6h);
 		break;
 	}
 	default:
-		return AICLASS_CLASSIFY_AUTO;
+		return;
 	}
 
-	if (cfg->dscpmap[dscp] != AICLASS_DSCPMAP_AUTO) {
-		idx = aiclass_minor_to_idx(cfg, cfg->dscpmap[dscp]);
+	h->sport = 0;
+	h->dport = 0;
+	switch (h->proto) {
+	case IPPROTO_TCP:
+	case IPPROTO_UDP:
+	case IPPROTO_UDPLITE:
+	case IPPROTO_SCTP:
+	case IPPROTO_DCCP:
+		ports = skb_header_pointer(skb, thoff, sizeof(_ports), _ports);
+		if (ports) {
+			h->sport = ports[0];
+			h->dport = ports[1];
+		}
+		break;
+	}
+	h->thoff = thoff;
+	h->ok = true;
+}
+
+/* The flow hash: the skb's own when it has one, else one of what
+ * aiclass_parse() read (parsed here if classification did not need it),
+ * else the flow dissector's.  Keyed by a random seed per qdisc, so that a
+ * sender cannot aim its flows at one queue.
+ */
+static u32 aiclass_hash(const struct aiclass_sched_data *q,
+			struct sk_buff *skb, struct aiclass_hdr *h)
+{
+	if (skb->l4_hash || skb->sw_hash)
+		return skb->hash;
+	if (!h->ok)
+		aiclass_parse(skb, h);
+	if (!h->ok)
+		return skb_get_hash(skb);
+	return jhash_3words(h->src, h->dst,
+			    ((__force u32)h->sport << 16) ^
+			    (__force u32)h->dport,
+			    q->hash_seed ^ h->proto);
+}
+
+/* Routes 4 and 5, from what aiclass_parse() read: the DSCP, and for RoCEv2
+ * the class its BTH opcode names.  Returns a class index, or
+ * AICLASS_CLASSIFY_AUTO.
+ */
+static unsigned int aiclass_classify_ip(struct aiclass_sched_data *q,
+					struct sk_buff *skb,
+					const struct aiclass_hdr *h)
+{
+	const struct aiclass_config *cfg = &q->cfg;
+	unsigned int idx;
+	u8 _op, *op;
+
+	if (!h->ok)
+		return AICLASS_CLASSIFY_AUTO;
+	if (cfg->dscpmap[h->dscp] != AICLASS_DSCPMAP_AUTO) {
+		idx = aiclass_minor_to_idx(cfg, cfg->dscpmap[h->dscp]);
 		if (idx < AICLASS_MAX_CLASSES) {
 			q->stats.route[AICLASS_ROUTE_DSCPMAP]++;
 			return idx;
 		}
 	}
 
-	if (!cfg->roce_port || proto != IPPROTO_UDP)
-		return AICLASS_CLASSIFY_AUTO;
-	uh = skb_header_pointer(skb, thoff, sizeof(_uh), &_uh);
-	if (!uh || uh->dest != htons(cfg->roce_port))
+	if (!cfg->roce_port || h->proto != IPPROTO_UDP ||
+	    h->dport != htons(cfg->roce_port))
 		return AICLASS_CLASSIFY_AUTO;
 
 	/* The first byte of the base transport header is the opcode. */
 	q->stats.route[AICLASS_ROUTE_ROCE]++;
-	op = skb_header_pointer(skb, thoff + sizeof(_uh), sizeof(_op), &_op);
+	op = skb_header_pointer(skb, h->thoff + sizeof(struct udphdr),
+				sizeof(_op), &_op);
 	if (op && (*op == AICLASS_ROCE_CNP || *op == AICLASS_ROCE_RC_ACK ||
 		   *op == AICLASS_ROCE_RC_AACK))
 		return 0;
@@ -770,7 +843,7 @@ static unsigned int aiclass_classify_ip(struct aiclass_sched_data *q,
  * AICLASS_CLASSIFY_DROP with *qerr set.
  */
 static unsigned int aiclass_classify(struct sk_buff *skb, struct Qdisc *sch,
-				     int *qerr)
+				     int *qerr, struct aiclass_hdr *h)
 {
 	struct aiclass_sched_data *q = qdisc_priv(sch);
 	const struct aiclass_config *cfg = &q->cfg;
@@ -826,9 +899,10 @@ static unsigned int aiclass_classify(struct sk_buff *skb, struct Qdisc *sch,
 		}
 	}
 
-	if (q->parse_ip)
-		return aiclass_classify_ip(q, skb);
-	return AICLASS_CLASSIFY_AUTO;
+	if (!q->parse_ip)
+		return AICLASS_CLASSIFY_AUTO;
+	aiclass_parse(skb, h);
+	return aiclass_classify_ip(q, skb, h);
 }
 
 /* Route 6, auto: account a packet of len bytes to the burst of the flow in
@@ -991,13 +1065,14 @@ static int aiclass_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 {
 	struct aiclass_sched_data *q = qdisc_priv(sch);
 	unsigned int idx, len = qdisc_pkt_len(skb);
+	struct aiclass_hdr h = { .ok = false };
 	struct aiclass_flow *f;
 	codel_time_t now_t;
 	u32 hash, key;
 	int ret = 0;
 	u64 now;
 
-	idx = aiclass_classify(skb, sch, &ret);
+	idx = aiclass_classify(skb, sch, &ret, &h);
 	if (unlikely(idx == AICLASS_CLASSIFY_DROP)) {
 		if (ret & __NET_XMIT_BYPASS)
 			qdisc_qstats_drop(sch);
@@ -1007,7 +1082,7 @@ static int aiclass_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 
 	now = ktime_get_ns();
 	now_t = now >> CODEL_SHIFT;
-	hash = skb_get_hash(skb);
+	hash = aiclass_hash(q, skb, &h);
 	if (idx == AICLASS_CLASSIFY_AUTO) {
 		key = hash;
 		f = aiclass_flow_find(q, q->flows, q->flows_mask, key,
@@ -1770,6 +1845,7 @@ static int aiclass_init(struct Qdisc *sch, struct nlattr *opt,
 	for (i = 0; i < ARRAY_SIZE(q->cparams); i++)
 		codel_params_init(&q->cparams[i]);
 	codel_stats_init(&q->cstats);
+	q->hash_seed = get_random_u32();
 
 	err = tcf_block_get(&q->block, &q->filter_list, sch, extack);
 	if (err)
