@@ -518,14 +518,16 @@ aiclass_flow_find_set(const struct aiclass_sched_data *q,
 	struct aiclass_flow *f = &flows[key & mask & ~(AICLASS_FLOW_WAYS - 1)];
 	struct aiclass_flow *home = &flows[key & mask], *free = NULL;
 	struct aiclass_flow *end = f + AICLASS_FLOW_WAYS;
-	u32 quiet;
+	u32 quiet, longest = 0;
 
 	for (; f < end; f++) {
 		if (f->key == key)
 			return f;
-		if (!f->qlen && (!free || (u32)(now - f->tstamp) >
-					  (u32)(now - free->tstamp)))
+		quiet = now - f->tstamp;
+		if (!f->qlen && (!free || quiet > longest)) {
 			free = f;
+			longest = quiet;
+		}
 	}
 	if (home->flags & AICLASS_FLOW_SHARED)
 		return home;
@@ -706,9 +708,8 @@ static struct aiclass_flow *aiclass_drop_training(struct Qdisc *sch,
 
 /* Classification */
 
-/* What aiclass reads of an IP packet, once: the flow hash when the skb
- * carries none (a TCP socket's and a NIC's packets do), and what routes 4
- * and 5 need.
+/* What aiclass reads of an IP packet, once: what the flow hash (when the
+ * skb has none) and routes 4 and 5 need.
  */
 struct aiclass_hdr {
 	u32		src;	/* address, or an IPv6 address's hash */
@@ -722,15 +723,16 @@ struct aiclass_hdr {
 };
 
 /* Read the IP header, and the ports of the transport protocols that start
- * with them.  One read of the header serves the hash and routes 4 and 5:
- * the flow dissector (skb_get_hash()) would read it a second time, and is
- * left for what is not IP.  Fragments hash without ports, as in the flow
- * dissector, so that all of a datagram's fragments stay in one queue.
+ * with them.  Fragments have no ports here, as in the flow dissector, so
+ * that all of a datagram's fragments hash alike.
  */
-static void aiclass_parse(struct sk_buff *skb, struct aiclass_hdr *h)
+static __always_inline void aiclass_parse(struct sk_buff *skb,
+					  struct aiclass_hdr *h)
 {
 	unsigned int thoff = skb_network_offset(skb);
 	__be16 _ports[2], *ports;
+
+	h->ok = false;
 	switch (skb_protocol(skb, true)) {
 	case htons(ETH_P_IP): {
 		struct iphdr _iph;
@@ -783,18 +785,13 @@ static void aiclass_parse(struct sk_buff *skb, struct aiclass_hdr *h)
 	h->ok = true;
 }
 
-/* The flow hash: the skb's own when it has one, else one of what
- * aiclass_parse() read (parsed here if classification did not need it),
- * else the flow dissector's.  Keyed by a random seed per qdisc, so that a
- * sender cannot aim its flows at one queue.
+/* The flow hash when the skb has none: of what aiclass_parse() read, keyed
+ * by a random seed per qdisc so that a sender cannot aim its flows at one
+ * queue; the flow dissector's for what is not IP.
  */
 static u32 aiclass_hash(const struct aiclass_sched_data *q,
-			struct sk_buff *skb, struct aiclass_hdr *h)
+			struct sk_buff *skb, const struct aiclass_hdr *h)
 {
-	if (skb->l4_hash || skb->sw_hash)
-		return skb->hash;
-	if (!h->ok)
-		aiclass_parse(skb, h);
 	if (!h->ok)
 		return skb_get_hash(skb);
 	return jhash_3words(h->src, h->dst,
@@ -839,19 +836,51 @@ static unsigned int aiclass_classify_ip(struct aiclass_sched_data *q,
 	return aiclass_default_idx(cfg);
 }
 
-/* Routes 1 to 5: a class index, AICLASS_CLASSIFY_AUTO, or
- * AICLASS_CLASSIFY_DROP with *qerr set.
+/* Route 2, the tc filters: out of line, as most qdiscs have none. */
+static noinline unsigned int
+aiclass_classify_filter(struct sk_buff *skb, struct Qdisc *sch,
+			struct tcf_proto *fl, int *qerr)
+{
+	struct aiclass_sched_data *q = qdisc_priv(sch);
+	struct tcf_result res;
+	unsigned int idx;
+	int result;
+
+	*qerr = NET_XMIT_SUCCESS | __NET_XMIT_BYPASS;
+	result = aiclass_tcf_classify(skb, fl, &res);
+	switch (result) {
+	case TC_ACT_STOLEN:
+	case TC_ACT_QUEUED:
+	case TC_ACT_TRAP:
+		*qerr = NET_XMIT_SUCCESS | __NET_XMIT_STOLEN;
+		q->stats.stolen++;
+		return AICLASS_CLASSIFY_DROP;
+	case TC_ACT_SHOT:
+		q->stats.drop_filter++;
+		return AICLASS_CLASSIFY_DROP;
+	}
+	if (result < 0)
+		return AICLASS_CLASSIFY_AUTO;
+	idx = AICLASS_MAX_CLASSES;
+	if (TC_H_MAJ(res.classid) == 0 || TC_H_MAJ(res.classid) == sch->handle)
+		idx = aiclass_minor_to_idx(&q->cfg, TC_H_MIN(res.classid));
+	if (idx >= AICLASS_MAX_CLASSES)
+		return AICLASS_CLASSIFY_AUTO;
+	q->stats.route[AICLASS_ROUTE_FILTER]++;
+	return idx;
+}
+
+/* Routes 1 to 3: a class index, AICLASS_CLASSIFY_AUTO (routes 4 to 6
+ * decide), or AICLASS_CLASSIFY_DROP with *qerr set.
  */
 static unsigned int aiclass_classify(struct sk_buff *skb, struct Qdisc *sch,
-				     int *qerr, struct aiclass_hdr *h)
+				     int *qerr)
 {
 	struct aiclass_sched_data *q = qdisc_priv(sch);
 	const struct aiclass_config *cfg = &q->cfg;
 	u32 prio = skb->priority;
-	struct tcf_result res;
 	struct tcf_proto *fl;
 	unsigned int idx;
-	int result;
 	u8 minor;
 
 	if (TC_H_MAJ(prio) == sch->handle) {
@@ -864,30 +893,9 @@ static unsigned int aiclass_classify(struct sk_buff *skb, struct Qdisc *sch,
 
 	fl = rcu_dereference_bh(q->filter_list);
 	if (fl) {
-		*qerr = NET_XMIT_SUCCESS | __NET_XMIT_BYPASS;
-		result = aiclass_tcf_classify(skb, fl, &res);
-		switch (result) {
-		case TC_ACT_STOLEN:
-		case TC_ACT_QUEUED:
-		case TC_ACT_TRAP:
-			*qerr = NET_XMIT_SUCCESS | __NET_XMIT_STOLEN;
-			q->stats.stolen++;
-			return AICLASS_CLASSIFY_DROP;
-		case TC_ACT_SHOT:
-			q->stats.drop_filter++;
-			return AICLASS_CLASSIFY_DROP;
-		}
-		if (result >= 0) {
-			idx = AICLASS_MAX_CLASSES;
-			if (TC_H_MAJ(res.classid) == 0 ||
-			    TC_H_MAJ(res.classid) == sch->handle)
-				idx = aiclass_minor_to_idx(cfg,
-							   TC_H_MIN(res.classid));
-			if (idx < AICLASS_MAX_CLASSES) {
-				q->stats.route[AICLASS_ROUTE_FILTER]++;
-				return idx;
-			}
-		}
+		idx = aiclass_classify_filter(skb, sch, fl, qerr);
+		if (idx != AICLASS_CLASSIFY_AUTO)
+			return idx;
 	}
 
 	minor = cfg->priomap[TC_H_MAJ(prio) ? 0 : prio & TC_PRIO_MAX];
@@ -899,10 +907,7 @@ static unsigned int aiclass_classify(struct sk_buff *skb, struct Qdisc *sch,
 		}
 	}
 
-	if (!q->parse_ip)
-		return AICLASS_CLASSIFY_AUTO;
-	aiclass_parse(skb, h);
-	return aiclass_classify_ip(q, skb, h);
+	return AICLASS_CLASSIFY_AUTO;
 }
 
 /* Route 6, auto: account a packet of len bytes to the burst of the flow in
@@ -931,8 +936,10 @@ static unsigned int aiclass_auto_class(struct aiclass_sched_data *q,
 		f->burst = 0;
 	}
 	f->burst = min_t(u64, (u64)f->burst + len, U32_MAX);
+	if (f->level == AICLASS_LEVEL_TRAIN)
+		return aiclass_default_idx(cfg);
 
-	if (f->level != AICLASS_LEVEL_TRAIN && f->level > last)
+	if (f->level > last)
 		f->level = last;	/* lat_bands shrank */
 	while (f->level < last && f->burst > cfg->thresholds[f->level]) {
 		f->level++;
@@ -941,9 +948,8 @@ static unsigned int aiclass_auto_class(struct aiclass_sched_data *q,
 	if (f->level == last && f->burst > cfg->elephant) {
 		f->level = AICLASS_LEVEL_TRAIN;
 		q->stats.demotions++;
-	}
-	if (f->level == AICLASS_LEVEL_TRAIN)
 		return aiclass_default_idx(cfg);
+	}
 	return f->level;
 }
 
@@ -1028,9 +1034,11 @@ aiclass_enqueue_skb(struct Qdisc *sch, struct sk_buff *skb,
 /* Below 1 Gbit/s a GSO packet would hold the link for longer than a
  * latency packet should wait: queue its segments instead (as sch_cake).
  */
-static int aiclass_enqueue_segs(struct Qdisc *sch, struct sk_buff *skb,
-				struct aiclass_flow *f, unsigned int idx,
-				u64 now, struct sk_buff **to_free)
+static noinline int aiclass_enqueue_segs(struct Qdisc *sch,
+					 struct sk_buff *skb,
+					 struct aiclass_flow *f,
+					 unsigned int idx, u64 now,
+					 struct sk_buff **to_free)
 {
 	struct aiclass_sched_data *q = qdisc_priv(sch);
 	netdev_features_t features = netif_skb_features(skb);
@@ -1065,14 +1073,15 @@ static int aiclass_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 {
 	struct aiclass_sched_data *q = qdisc_priv(sch);
 	unsigned int idx, len = qdisc_pkt_len(skb);
-	struct aiclass_hdr h = { .ok = false };
 	struct aiclass_flow *f;
+	struct aiclass_hdr h;
 	codel_time_t now_t;
+	bool hashed, route_ip;
 	u32 hash, key;
 	int ret = 0;
 	u64 now;
 
-	idx = aiclass_classify(skb, sch, &ret, &h);
+	idx = aiclass_classify(skb, sch, &ret);
 	if (unlikely(idx == AICLASS_CLASSIFY_DROP)) {
 		if (ret & __NET_XMIT_BYPASS)
 			qdisc_qstats_drop(sch);
@@ -1080,9 +1089,20 @@ static int aiclass_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 		return ret;
 	}
 
+	/* One read of the IP header serves routes 4 and 5 and the hash: a
+	 * TCP socket's and a NIC's packets come hashed, and the flow
+	 * dissector (skb_get_hash()) would read the header a second time.
+	 */
+	hashed = skb->l4_hash || skb->sw_hash;
+	route_ip = idx == AICLASS_CLASSIFY_AUTO && q->parse_ip;
+	if (!hashed || route_ip)
+		aiclass_parse(skb, &h);
+	if (route_ip)
+		idx = aiclass_classify_ip(q, skb, &h);
+	hash = hashed ? skb->hash : aiclass_hash(q, skb, &h);
+
 	now = ktime_get_ns();
 	now_t = now >> CODEL_SHIFT;
-	hash = aiclass_hash(q, skb, &h);
 	if (idx == AICLASS_CLASSIFY_AUTO) {
 		key = hash;
 		f = aiclass_flow_find(q, q->flows, q->flows_mask, key,

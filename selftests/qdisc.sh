@@ -226,6 +226,61 @@ test_flow_table_overflow() {
 		fail "24 flows in 16 slots, yet no packet counted in flows_shared"
 }
 
+# kprobe_hits EVENT: how often the kprobe event EVENT has fired.
+kprobe_hits() {
+	awk -v e="$1" '$1 == e { print $2 }' "$TRACEFS/kprobe_profile"
+}
+
+# kprobe_add EVENT SYMBOL: a kprobe event on SYMBOL, enabled, removed at
+# the end of the case; skips the case where kprobes cannot be had.
+kprobe_add() {
+	TRACEFS=/sys/kernel/tracing
+	[ -e "$TRACEFS/kprobe_events" ] ||
+		mount -t tracefs nodev "$TRACEFS" 2>/dev/null ||
+		skip "no tracefs"
+	echo "p:$1 $2" >>"$TRACEFS/kprobe_events" 2>/dev/null ||
+		skip "no kprobe on $2"
+	defer sh -c "echo -:$1 >>$TRACEFS/kprobe_events"
+	echo 1 >"$TRACEFS/events/kprobes/$1/enable"
+	defer sh -c "echo 0 >$TRACEFS/events/kprobes/$1/enable"
+}
+
+# One read of the IP header per packet: pktgen's packets carry no hash, and
+# aiclass hashes their IPv4 and IPv6 flows from its own read of the header
+# (the one the auto route's RoCE and DSCP checks make), so the flow
+# dissector, which used to hash every one of them, never runs; the flows
+# still get a queue each.
+test_flow_hash_own_parse() {
+	local n hits i sent
+	dev_setup
+	kprobe_add aiclass_dissect __skb_flow_dissect
+	# 1 packet a second out, 8 sources at 10 a second in: all queued
+	aq flows 16 rate 8kbit target 1s interval 10s
+	pg_reset
+	for n in 1 2 3 4; do
+		pg_flow "$n" 0 0 delay 100000000
+	done
+	for n in 5 6 7 8; do
+		pg_flow "$n" 1 0 delay 100000000 \
+			src6 2001:db8::1 dst6 2001:db8::2
+	done
+	n=$(kprobe_hits aiclass_dissect)
+	pg_start
+	for ((i = 0; i < 100; i++)); do
+		[ "$(aiclass_xstat active_flows)" -lt 8 ] || break
+		sleep 0.1
+	done
+	hits=$(($(kprobe_hits aiclass_dissect) - n))
+	sent=$(pg_total)
+	check_eq "$(aiclass_xstat active_flows)" 8 \
+		"queues of 4 IPv4 and 4 IPv6 flows"
+	check_eq "$(aiclass_xstat flows_shared)" 0 "packets in a shared queue"
+	echo "flow dissector runs for $sent packets (or more): $hits"
+	check_eq "$hits" 0 "flow dissector runs"
+	tc qdisc del dev "$DEV" root
+	pg_stop
+}
+
 # -------------------------------------------------------- scheduling ----
 
 test_drr_weights() {
@@ -615,7 +670,7 @@ test_unload_under_traffic() {
 }
 
 aiclass_load
-ktap_plan 22
+ktap_plan 23
 run_case "classify: skb->priority" test_route_priority
 run_case "classify: tc filters, shot counted" test_route_filter
 run_case "classify: priomap" test_route_priomap
@@ -624,6 +679,7 @@ run_case "classify: auto bursts demoted band by band, reset after idle" test_rou
 run_case "classes listed are the configured ones" test_classes_listed
 run_case "crowded flow table: flows keep their own queues and classes" test_flow_table_crowded
 run_case "overflowing flow table: shared slots counted, nothing lost" test_flow_table_overflow
+run_case "IPv4 and IPv6 flows hashed from aiclass's own read of the header" test_flow_hash_own_parse
 run_case "DRR shares follow weights 1:2:4 within 5%" test_drr_weights
 run_case "guard keeps train_share (10 +- 2 points) for training" test_guard_share
 run_case "strict priority among latency bands under the guard" test_strict_priority_under_guard
