@@ -720,11 +720,11 @@ struct aiclass_hdr {
 	u8		dscp;
 	u8		proto;	/* 0 for a fragment */
 	bool		ok;	/* an IPv4 or IPv6 header was read */
+	bool		ports;	/* and the ports after it */
 };
 
 /* Read the IP header, and the ports of the transport protocols that start
- * with them.  Fragments have no ports here, as in the flow dissector, so
- * that all of a datagram's fragments hash alike.
+ * with them (not of a fragment).
  */
 static __always_inline void aiclass_parse(struct sk_buff *skb,
 					  struct aiclass_hdr *h)
@@ -766,7 +766,7 @@ static __always_inline void aiclass_parse(struct sk_buff *skb,
 		return;
 	}
 
-	h->sport = 0;
+	h->ports = false;
 	h->dport = 0;
 	switch (h->proto) {
 	case IPPROTO_TCP:
@@ -778,6 +778,7 @@ static __always_inline void aiclass_parse(struct sk_buff *skb,
 		if (ports) {
 			h->sport = ports[0];
 			h->dport = ports[1];
+			h->ports = true;
 		}
 		break;
 	}
@@ -785,14 +786,15 @@ static __always_inline void aiclass_parse(struct sk_buff *skb,
 	h->ok = true;
 }
 
-/* The flow hash when the skb has none: of what aiclass_parse() read, keyed
- * by a random seed per qdisc so that a sender cannot aim its flows at one
- * queue; the flow dissector's for what is not IP.
+/* The flow hash when the skb has none: of the addresses, protocol and
+ * ports aiclass_parse() read, keyed by a random seed per qdisc so that a
+ * sender cannot aim its flows at one queue.  The flow dissector's for the
+ * rest: fragments, tunnels (it tells their inner flows apart), not IP.
  */
 static u32 aiclass_hash(const struct aiclass_sched_data *q,
 			struct sk_buff *skb, const struct aiclass_hdr *h)
 {
-	if (!h->ok)
+	if (!h->ok || !h->ports)
 		return skb_get_hash(skb);
 	return jhash_3words(h->src, h->dst,
 			    ((__force u32)h->sport << 16) ^

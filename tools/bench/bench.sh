@@ -89,7 +89,7 @@ else
 	MIX_WARM=8
 	MIX_WIN=${AICLASS_BENCH_SECONDS:-20}
 	PG_COUNT=${AICLASS_BENCH_PKTGEN_COUNT:-200000}
-	PG_REPS=${AICLASS_BENCH_PKTGEN_REPS:-3}
+	PG_REPS=${AICLASS_BENCH_PKTGEN_REPS:-5}
 	OUT=${AICLASS_BENCH_OUT:-$top/results}
 fi
 SECS=$((WARM + WIN + 1))	# the training load's run
@@ -568,6 +568,7 @@ cat >"$raw/conditions.json" <<EOC
  "quick": $([ -n "$quick" ] && echo true || echo false),
  "kernel": "$(uname -r)", "accel": "$( [ "${AICLASS_KVM:-0}" = 1 ] && echo KVM || echo TCG)",
  "vcpus": $(nproc), "date": "$(date -u +%Y-%m-%d)",
+ "clocksource": "$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null)",
  "commit": "$(git -C "$top" describe --always --dirty 2>/dev/null || echo unknown)",
  "module": "$AICLASS_KO", "module_srcversion": "$(cat /sys/module/sch_aiclass/srcversion 2>/dev/null || sha256sum "$AICLASS_KO" | cut -c1-12)",
  "bench_seconds": $(($(date +%s) - started))}

@@ -479,12 +479,14 @@ def markdown(cond, rows, drr, mix, cost, pgnames, mem, flowstate, targets):
     L = []
     L.append("Conditions: %s guest, %s vCPUs, kernel %s; HTB bottleneck %s Mbit/s "
              "(unshaped path carries %s Mbit/s), netem %s on the return path, "
-             "idle RTT %s ms; offloads: %s; TCP %s; %s; commit %s, module %s.%s" % (
+             "idle RTT %s ms; offloads: %s; TCP %s; %s; commit %s, module %s; "
+             "clocksource at the end %s.%s" % (
                  cond.get("accel"), cond.get("vcpus"), cond.get("kernel"),
                  cond.get("rate_mbit"), fmt(cond.get("unshaped_mbit"), 0),
                  cond.get("delay"), cond.get("rtt_ms"), cond.get("offloads"),
                  cond.get("tcp"), cond.get("date"), cond.get("commit"),
                  cond.get("module_srcversion") or "unknown",
+                 cond.get("clocksource") or "unknown",
                  " QUICK smoke run: numbers mean nothing." if cond.get("quick") else ""))
     L.append("")
     L.append("aiclass targets (defaults, no hints):")
