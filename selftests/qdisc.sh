@@ -232,14 +232,14 @@ kprobe_hits() {
 }
 
 # kprobe_add EVENT SYMBOL: a kprobe event on SYMBOL, enabled, removed at
-# the end of the case; skips the case where kprobes cannot be had.
+# the end of the case; fails where the kernel has no kprobe events (the
+# debug kernel of make check-debug).
 kprobe_add() {
 	TRACEFS=/sys/kernel/tracing
 	[ -e "$TRACEFS/kprobe_events" ] ||
-		mount -t tracefs nodev "$TRACEFS" 2>/dev/null ||
-		skip "no tracefs"
-	echo "p:$1 $2" >>"$TRACEFS/kprobe_events" 2>/dev/null ||
-		skip "no kprobe on $2"
+		mount -t tracefs nodev "$TRACEFS" 2>/dev/null || return 1
+	[ -e "$TRACEFS/kprobe_events" ] || return 1
+	echo "p:$1 $2" >>"$TRACEFS/kprobe_events" 2>/dev/null || return 1
 	defer sh -c "echo -:$1 >>$TRACEFS/kprobe_events"
 	echo 1 >"$TRACEFS/events/kprobes/$1/enable"
 	defer sh -c "echo 0 >$TRACEFS/events/kprobes/$1/enable"
@@ -251,9 +251,9 @@ kprobe_add() {
 # dissector, which used to hash every one of them, never runs; the flows
 # still get a queue each.
 test_flow_hash_own_parse() {
-	local n hits i sent
+	local n h0 hits i sent probe=1
 	dev_setup
-	kprobe_add aiclass_dissect __skb_flow_dissect
+	kprobe_add aiclass_dissect __skb_flow_dissect || probe=
 	# 1 packet a second out, 8 sources at 10 a second in: all queued
 	aq flows 16 rate 8kbit target 1s interval 10s
 	pg_reset
@@ -264,19 +264,23 @@ test_flow_hash_own_parse() {
 		pg_flow "$n" 1 0 delay 100000000 \
 			src6 2001:db8::1 dst6 2001:db8::2
 	done
-	n=$(kprobe_hits aiclass_dissect)
+	[ -z "$probe" ] || h0=$(kprobe_hits aiclass_dissect)
 	pg_start
 	for ((i = 0; i < 100; i++)); do
 		[ "$(aiclass_xstat active_flows)" -lt 8 ] || break
 		sleep 0.1
 	done
-	hits=$(($(kprobe_hits aiclass_dissect) - n))
+	[ -z "$probe" ] || hits=$(($(kprobe_hits aiclass_dissect) - h0))
 	sent=$(pg_total)
 	check_eq "$(aiclass_xstat active_flows)" 8 \
 		"queues of 4 IPv4 and 4 IPv6 flows"
 	check_eq "$(aiclass_xstat flows_shared)" 0 "packets in a shared queue"
-	echo "flow dissector runs for $sent packets (or more): $hits"
-	check_eq "$hits" 0 "flow dissector runs"
+	if [ -n "$probe" ]; then
+		echo "flow dissector runs for $sent packets (or more): $hits"
+		check_eq "$hits" 0 "flow dissector runs"
+	else
+		echo "no kprobe events in this kernel: flow dissector runs not counted"
+	fi
 	tc qdisc del dev "$DEV" root
 	pg_stop
 }
