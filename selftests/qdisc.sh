@@ -233,15 +233,13 @@ kprobe_hits() {
 
 # kprobe_add EVENT SYMBOL: a kprobe event on SYMBOL, enabled, removed at
 # the end of the case; fails where the kernel has no kprobe events (the
-# debug kernel of make check-debug).  The event is enabled with tracing's
+# debug kernel of make check-debug; tools/vm/init mounts tracefs).  The event is enabled with tracing's
 # record-cmd option off: with it on, enabling or disabling any event
 # hooks or unhooks the sched_switch tracepoint, which patches
 # __schedule() while the other CPU runs it, and under TCG on 6.1 that
 # patching once hung both vCPUs (the selftest run of 2026-12-02).
 kprobe_add() {
 	TRACEFS=/sys/kernel/tracing
-	[ -e "$TRACEFS/kprobe_events" ] ||
-		mount -t tracefs nodev "$TRACEFS" 2>/dev/null || return 1
 	[ -e "$TRACEFS/kprobe_events" ] || return 1
 	if [ "$(cat "$TRACEFS/options/record-cmd")" = 1 ]; then
 		echo 0 >"$TRACEFS/options/record-cmd" || return 1
