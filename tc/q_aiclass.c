@@ -13,12 +13,16 @@
  * Parsing refuses, before anything is sent (tc exits 1): unknown keywords,
  * malformed values, values outside the ranges of sch_aiclass.h, duplicate
  * keywords, and combinations that contradict each other on the same
- * command line.  What depends on the qdisc's current state is left to the
- * kernel, whose extack message tc prints (tc exits 2).
+ * command line, and class ids whose major is not the qdisc's (see
+ * qdisc_handle()).  What depends on the qdisc's current state is left to
+ * the kernel, whose extack message tc prints (tc exits 2).
  */
 
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include <net/if.h>
+#include <sys/socket.h>
 
 #include "tc_plugin.h"
 #include "../tools/lib/aiclass/aiclass.h"
@@ -45,9 +49,88 @@ static void cexplain(void)
 		AIC_TRAIN_MINOR_LAST, AICLASS_MIN_WEIGHT, AICLASS_MAX_WEIGHT);
 }
 
+/*
+ * The handle of the aiclass qdisc at parent on dev, from one RTM_GETQDISC
+ * dump on a socket of our own; 0 if there is none (or the dump fails).
+ */
+static uint32_t aiclass_at(const char *dev, uint32_t parent)
+{
+	struct {
+		struct nlmsghdr n;
+		struct tcmsg t;
+	} req = {
+		.n.nlmsg_len = NLMSG_LENGTH(sizeof(struct tcmsg)),
+		.n.nlmsg_type = RTM_GETQDISC,
+		.n.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP,
+		.n.nlmsg_seq = 1,
+	};
+	static char buf[32768];
+	uint32_t found = 0;
+	int fd, ifindex = dev ? (int)if_nametoindex(dev) : 0;
+	bool done = false;
+
+	if (!ifindex)
+		return 0;
+	req.t.tcm_ifindex = ifindex;
+	fd = socket(AF_NETLINK, SOCK_RAW | SOCK_CLOEXEC, NETLINK_ROUTE);
+	if (fd < 0)
+		return 0;
+	if (send(fd, &req, req.n.nlmsg_len, 0) < 0)
+		done = true;
+	while (!done) {
+		ssize_t len = recv(fd, buf, sizeof(buf), 0);
+		struct nlmsghdr *h;
+
+		if (len <= 0)
+			break;
+		for (h = (struct nlmsghdr *)buf; NLMSG_OK(h, (size_t)len);
+		     h = NLMSG_NEXT(h, len)) {
+			struct tcmsg *t = NLMSG_DATA(h);
+			struct rtattr *a = TCA_RTA(t);
+			int alen = h->nlmsg_len - NLMSG_LENGTH(sizeof(*t));
+
+			if (h->nlmsg_type == NLMSG_DONE ||
+			    h->nlmsg_type == NLMSG_ERROR) {
+				done = true;
+				break;
+			}
+			if (h->nlmsg_type != RTM_NEWQDISC ||
+			    t->tcm_ifindex != ifindex ||
+			    t->tcm_parent != parent)
+				continue;
+			for (; RTA_OK(a, alen); a = RTA_NEXT(a, alen))
+				if (a->rta_type == TCA_KIND &&
+				    !strncmp(RTA_DATA(a), "aiclass",
+					     RTA_PAYLOAD(a)))
+					found = t->tcm_handle;
+		}
+	}
+	close(fd);
+	return found;
+}
+
+/*
+ * The handle of the qdisc these options are for, to check the majors of
+ * class ids against (priomap 2:1 on qdisc 1: is refused, not read as 1).
+ * The handle on the command line; without one, the aiclass at that
+ * parent, which tc qdisc change or replace then changes; with none there
+ * either, 0: the kernel picks the handle, and only minors alone are
+ * taken.
+ */
+static uint32_t qdisc_handle(const struct nlmsghdr *n, const char *dev)
+{
+	const struct tcmsg *t = NLMSG_DATA(n);
+
+	if (t->tcm_handle)
+		return t->tcm_handle & 0xffff0000U;
+	if (!t->tcm_parent)
+		return 0;
+	return aiclass_at(dev, t->tcm_parent);
+}
+
 static int aiclass_parse_opt(struct qdisc_util *qu __attribute__((unused)),
 			     int argc, char **argv, struct nlmsghdr *n,
-			     const char *dev __attribute__((unused)))
+			     const char *dev)
 {
 	char err[256], buf[AIC_OPTS_MAX_LEN];
 	struct aic_config c;
@@ -73,7 +156,9 @@ static int aiclass_parse_opt(struct qdisc_util *qu __attribute__((unused)),
 		argc -= used;
 		argv += used;
 	}
-	if (aic_check_config(&c, err, sizeof(err))) {
+	if (aic_check_config(&c, err, sizeof(err)) ||
+	    (c.major && aic_check_major(&c, qdisc_handle(n, dev), err,
+					sizeof(err)))) {
 		fprintf(stderr, "%s\n", err);
 		return -1;
 	}

@@ -569,10 +569,14 @@ static int create_root(struct nl_sock *sk, int ifindex, const char *dev,
 	};
 	struct aic_config c = ch->opts;
 	struct ac_nlerr e;
-	char what[64];
+	char what[256];
 	int i, trn;
 
 	snprintf(in.dev, sizeof(in.dev), "%s", dev);
+	if (aic_check_major(&c, in.handle, what, sizeof(what))) {
+		ac_err("%s", what);
+		return EXIT_USAGE;
+	}
 	trn = count_of(&in.cfg, &c, TCA_AICLASS_TRAIN_CLASSES,
 		       AICLASS_DEF_TRAIN_CLASSES);
 	/* per-class weights go in the WEIGHTS list of the new qdisc */
@@ -612,7 +616,9 @@ static int execute(struct nl_sock *sk, const struct target *tg,
 	struct ac_nlerr e;
 	char what[256];
 
-	if (aic_check_config(&ch->opts, what, sizeof(what))) {
+	if (aic_check_config(&ch->opts, what, sizeof(what)) ||
+	    (tg->handle && aic_check_major(&ch->opts, tg->handle, what,
+					   sizeof(what)))) {
 		ac_err("%s", what);
 		return EXIT_USAGE;
 	}
@@ -657,6 +663,13 @@ static int execute(struct nl_sock *sk, const struct target *tg,
 	for (i = 0; i < st.ninst && !err; i++) {
 		struct ac_instance *in = &st.inst[i];
 
+		/* priomap 2:1 on aiclass 1: is refused, not read as 1 */
+		if (aic_check_major(&ch->opts, in->handle, what,
+				    sizeof(what))) {
+			ac_err("%s: %s", in->dev, what);
+			err = EXIT_USAGE;
+			break;
+		}
 		if (ch->opts.have) {
 			struct op *op = &ops[nops++];
 
@@ -720,6 +733,11 @@ static int take_target(int *argc, char **argv, struct target *tg,
 	int i, n = 0;
 
 	for (i = 0; i < *argc; i++) {
+		if ((!strcmp(argv[i], "dev") || !strcmp(argv[i], "handle")) &&
+		    i + 1 == *argc) {
+			ac_err("\"%s\" needs a value", argv[i]);
+			return EXIT_USAGE;
+		}
 		if (!strcmp(argv[i], "dev") && i + 1 < *argc) {
 			if (tg->dev) {
 				ac_err("duplicate \"dev\"");

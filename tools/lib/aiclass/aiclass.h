@@ -41,7 +41,8 @@
 
 int aic_parse_count(const char *s, uint64_t *v);
 int aic_parse_size(const char *s, uint64_t *bytes);	/* 1514, 64Kb, 2mb */
-int aic_parse_time(const char *s, uint64_t *usec);	/* 500us, 10ms, 1s */
+/* 500us, 10ms, 1s: whole microseconds (-EDOM for 10ns or 1.5us) */
+int aic_parse_time(const char *s, uint64_t *usec);
 int aic_parse_rate(const char *s, uint64_t *bytes_per_s); /* 100mbit */
 int aic_parse_seconds(const char *s, double *sec);	/* 0.5, 500ms */
 /* A class id as tc writes it, hex: "1:11", ":11" or "11"; *major is 0
@@ -122,6 +123,13 @@ struct aic_config {
 	unsigned int nthresholds;
 	uint8_t priomap[AICLASS_PRIOMAP_LEN];
 	uint8_t dscpmap[AICLASS_DSCPMAP_LEN];
+	/* The qdisc major that class ids of priomap, dscpmap and
+	 * default_class named (1 of "1:11"), 0 when all were minors alone;
+	 * the first such id as written and its option, for messages.
+	 */
+	uint32_t major;
+	char major_word[16];
+	const char *major_opt;
 };
 
 /*
@@ -138,6 +146,14 @@ bool aic_is_keyword(const char *word);
 int aic_parse_weight(const char *s, uint32_t *w, char *err, size_t errlen);
 /* Checks across the options of one request; 0, or -1 with err. */
 int aic_check_config(const struct aic_config *c, char *err, size_t errlen);
+/*
+ * Class ids with a major must name the qdisc they configure: handle is
+ * that qdisc's (major << 16), or 0 when the kernel will pick it (tc qdisc
+ * add without handle), and then only minors alone are taken.  0, or -1
+ * with err.
+ */
+int aic_check_major(const struct aic_config *c, uint32_t handle,
+		    char *err, size_t errlen);
 
 /* TCA_OPTIONS payload: encode the options present, decode what a dump
  * holds (unknown attributes and wrong sizes are skipped).

@@ -187,9 +187,13 @@ char *aic_fmt_value(char *buf, size_t len, const struct aic_opt *o,
 	}
 }
 
-/* A class minor that aiclass can have, for class-valued options. */
-static int get_class(const struct aic_opt *o, const char *s, uint64_t *v,
-		     char *err, size_t len)
+/*
+ * A class minor that aiclass can have, for class-valued options.  A major
+ * given with it is kept in c, once for all of them: whether it is the
+ * qdisc's own is for aic_check_major() to say, when the handle is known.
+ */
+static int get_class(struct aic_config *c, const struct aic_opt *o,
+		     const char *s, uint64_t *v, char *err, size_t len)
 {
 	uint32_t major, minor;
 
@@ -201,13 +205,46 @@ static int get_class(const struct aic_opt *o, const char *s, uint64_t *v,
 			   "Illegal \"%s\": \"%s\" is not an aiclass class (1:1..1:%x, 1:%x..1:%x)",
 			   o->name, s, AICLASS_LAT_MINOR_MAX,
 			   AICLASS_TRAIN_MINOR_MIN, AIC_TRAIN_MINOR_LAST);
+	if (major && c->major && major != c->major)
+		return say(err, len,
+			   "Illegal \"%s\": \"%s\" and \"%s\" (%s) name two qdiscs, %x: and %x:",
+			   o->name, s, c->major_word, c->major_opt, major,
+			   c->major);
+	if (major && !c->major) {
+		c->major = major;
+		c->major_opt = o->name;
+		snprintf(c->major_word, sizeof(c->major_word), "%s", s);
+	}
 	*v = minor;
 	return 0;
 }
 
+int aic_check_major(const struct aic_config *c, uint32_t handle, char *err,
+		    size_t len)
+{
+	char *colon;
+	char minor[16];
+
+	if (!c->major || c->major == handle >> 16)
+		return 0;
+	snprintf(minor, sizeof(minor), "%s", c->major_word);
+	colon = strchr(c->major_word, ':');
+	if (colon)
+		snprintf(minor, sizeof(minor), "%s", colon + 1);
+	if (!handle)
+		return say(err, len,
+			   "Illegal \"%s\": \"%s\" names qdisc %x:, but no handle is given (the kernel picks one): give \"handle %x:\" or the minor alone (\"%s\")",
+			   c->major_opt, c->major_word, c->major, c->major,
+			   minor);
+	return say(err, len,
+		   "Illegal \"%s\": \"%s\" is not a class of qdisc %x: (its classes are %x:MINOR, or the minor alone: \"%s\")",
+		   c->major_opt, c->major_word, handle >> 16, handle >> 16,
+		   minor);
+}
+
 /* One scalar value (or list element) of o; 0 or -1 with err. */
-static int get_value(const struct aic_opt *o, const char *s, uint64_t *v,
-		     char *err, size_t len)
+static int get_value(struct aic_config *c, const struct aic_opt *o,
+		     const char *s, uint64_t *v, char *err, size_t len)
 {
 	char lo[32], hi[32];
 	int rc;
@@ -233,7 +270,7 @@ static int get_value(const struct aic_opt *o, const char *s, uint64_t *v,
 			*v = AICLASS_PRIOMAP_AUTO;
 			return 0;
 		}
-		if (get_class(o, s, v, err, len))
+		if (get_class(c, o, s, v, err, len))
 			return -1;
 		if (o->unit == AIC_CLASS && (*v < o->min || *v > o->max))
 			return say(err, len, "Illegal \"%s\": must be 1:%x..1:%x",
@@ -244,12 +281,22 @@ static int get_value(const struct aic_opt *o, const char *s, uint64_t *v,
 		rc = aic_parse_count(s, v);
 		break;
 	}
+	if (rc == -EDOM && o->unit == AIC_USECS)
+		return say(err, len,
+			   "Illegal \"%s\": \"%s\" is not a whole number of microseconds",
+			   o->name, s);
+	if (rc == -EDOM)
+		return say(err, len,
+			   "Illegal \"%s\": \"%s\" is below %s, and 0 would be %s",
+			   o->name, s, o->unit == AIC_RATE ? "8bit" : "1 byte",
+			   o->off ? o->off : "refused");
 	if (rc)
 		return say(err, len, "Illegal \"%s\": \"%s\" is not %s",
 			   o->name, s,
 			   o->unit == AIC_BYTES || o->unit == AIC_THRESHOLDS ?
 			   "a size (1514, 64Kb, 2Mb)" :
-			   o->unit == AIC_USECS ? "a time (500us, 10ms, 1s)" :
+			   o->unit == AIC_USECS ?
+			   "a time (500us, 10ms, 1s; tc has no ns)" :
 			   o->unit == AIC_RATE ? "a rate (100Mbit, 10Gbit)" :
 			   "a number");
 	/* 0 is off, as the off word or the negated keyword says */
@@ -295,8 +342,8 @@ static int get_dscp(const char *s, unsigned int *dscp)
 }
 
 /* "auto" or "DSCP:MINOR[,DSCP:MINOR]..." */
-static int get_dscpmap(const struct aic_opt *o, const char *s, uint8_t *map,
-		       char *err, size_t len)
+static int get_dscpmap(struct aic_config *c, const struct aic_opt *o,
+		       const char *s, uint8_t *map, char *err, size_t len)
 {
 	char word[512], *save = NULL, *e;
 
@@ -325,7 +372,7 @@ static int get_dscpmap(const struct aic_opt *o, const char *s, uint8_t *map,
 				   o->name, dscp);
 		if (!strcmp(colon + 1, "auto"))
 			continue;
-		if (get_class(o, colon + 1, &minor, err, len))
+		if (get_class(c, o, colon + 1, &minor, err, len))
 			return -1;
 		map[dscp] = minor;
 	}
@@ -371,7 +418,7 @@ int aic_parse_opt(struct aic_config *c, uint64_t *seen, int argc,
 		c->nthresholds = o->unit == AIC_THRESHOLDS ? 0 :
 				 c->nthresholds;
 		for (i = 1; i < argc && !aic_is_keyword(argv[i]); i++) {
-			if (get_value(o, argv[i], &v, err, len))
+			if (get_value(c, o, argv[i], &v, err, len))
 				return -1;
 			if (o->unit == AIC_WEIGHTS) {
 				if (c->nweights == ARRAY_SIZE(c->weights))
@@ -398,11 +445,11 @@ int aic_parse_opt(struct aic_config *c, uint64_t *seen, int argc,
 				   o->name);
 		return i;
 	case AIC_DSCPMAP:
-		if (get_dscpmap(o, argv[1], c->dscpmap, err, len))
+		if (get_dscpmap(c, o, argv[1], c->dscpmap, err, len))
 			return -1;
 		return 2;
 	default:
-		if (get_value(o, argv[1], &c->val[o->attr], err, len))
+		if (get_value(c, o, argv[1], &c->val[o->attr], err, len))
 			return -1;
 		return 2;
 	}

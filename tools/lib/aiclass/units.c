@@ -55,12 +55,18 @@ static int scale_by(const char *s, const struct unit *u, size_t n,
 	return -EINVAL;
 }
 
+/* Rounded to the unit; a value above 0 that rounds to 0 is -EDOM, so
+ * that "rate 1bit" cannot turn into 0, which an option reads as off.
+ */
 static int to_u64(double v, uint64_t *out)
 {
-	v = round(v);
-	if (v < 0 || v >= 18446744073709551616.0)
+	double r = round(v);
+
+	if (r < 0 || r >= 18446744073709551616.0)
 		return -ERANGE;
-	*out = (uint64_t)v;
+	if (v > 0 && r == 0)
+		return -EDOM;
+	*out = (uint64_t)r;
 	return 0;
 }
 
@@ -98,19 +104,27 @@ int aic_parse_size(const char *s, uint64_t *bytes)
 	return err ? err : to_u64(v, bytes);
 }
 
-/* As tc's get_time(): a plain number is microseconds. */
+/*
+ * As tc's get_time(): a plain number is microseconds, and there is no ns
+ * (tc refuses "10ns" too).  The module counts whole microseconds: 1.5us
+ * or 0.0001s is -EDOM rather than rounded (10ns once became 0, "off").
+ */
 int aic_parse_time(const char *s, uint64_t *usec)
 {
 	static const struct unit u[] = {
 		{ "", 1 }, { "us", 1 }, { "usec", 1 }, { "usecs", 1 },
-		{ "ns", 0.001 }, { "nsec", 0.001 }, { "nsecs", 0.001 },
 		{ "ms", 1000 }, { "msec", 1000 }, { "msecs", 1000 },
 		{ "s", 1000000 }, { "sec", 1000000 }, { "secs", 1000000 },
 	};
 	double v;
 	int err = scale_by(s, u, ARRAY_SIZE(u), &v);
 
-	return err ? err : to_u64(v, usec);
+	if (err)
+		return err;
+	/* 1.1ms is 1100.0000000000002us in a double: a relative tolerance */
+	if (fabs(v - round(v)) > 1e-9 * (v > 1 ? v : 1))
+		return -EDOM;
+	return to_u64(v, usec);
 }
 
 /* As tc's get_rate64(): a plain number is bits per second. */
