@@ -2,7 +2,7 @@
 /*
  * aiclassctl	show, watch and tune live aiclass qdiscs.
  *
- *	aiclassctl [-j] [-p] COMMAND [ARGS]     (see usage() and aiclassctl(8))
+ *	aiclassctl [-j] [-p] [-n NETNS] COMMAND [ARGS]   (usage(), aiclassctl(8))
  *
  * Files: aiclassctl.c (this: global options, commands, help), nl.c
  * (rtnetlink via libnl-3), show.c (show, watch), set.c (set, apply,
@@ -10,9 +10,15 @@
  * others.  The options, stats, units and JSON writer are those of
  * ../lib/aiclass, which the tc plugin shares.
  */
+#define _GNU_SOURCE		/* setns() */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <sched.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "aiclassctl.h"
 
@@ -76,7 +82,7 @@ void ac_usage_cmd(FILE *f, const char *cmd)
 	for (i = 0; i < ARRAY_SIZE(cmds); i++) {
 		if (strcmp(cmds[i].name, cmd))
 			continue;
-		fprintf(f, "Usage: aiclassctl [-j] [-p] %s\n\n%s",
+		fprintf(f, "Usage: aiclassctl [-j] [-p] [-n NETNS] %s\n\n%s",
 			cmds[i].synopsis, cmds[i].text);
 		if (!strcmp(cmd, "set") || !strcmp(cmd, "apply") ||
 		    !strcmp(cmd, "profile")) {
@@ -91,7 +97,7 @@ static void usage(FILE *f)
 	size_t i;
 
 	fprintf(f,
-"Usage: aiclassctl [-j|--json] [-p|--pretty] COMMAND [ARGS]\n"
+"Usage: aiclassctl [-j|--json] [-p|--pretty] [-n|--netns NETNS] COMMAND [ARGS]\n"
 "       aiclassctl -h|--help | -V|--version\n"
 "\n"
 "Show, watch and tune live aiclass qdiscs (AI inference vs training).\n"
@@ -110,7 +116,9 @@ static void usage(FILE *f)
 "\n"
 "Global options:\n"
 "  -j, --json     JSON output (compact; show, options, --check)\n"
-"  -p, --pretty   indented JSON\n"
+"  -p, --pretty   indented JSON (implies -j, as bpftool's)\n"
+"  -n, --netns NETNS\n"
+"                 in network namespace NETNS (/run/netns/NETNS, as ip -n)\n"
 "  -h, --help     this text; COMMAND help or help COMMAND: a command's\n"
 "  -V, --version  print the version\n"
 "\n");
@@ -171,6 +179,37 @@ static int cmd_options(void)
 	return jw_end(&j) ? EXIT_SYS : EXIT_OK;
 }
 
+/* -n NETNS: into /run/netns/NETNS, as ip -n and tc -n do (ip netns add). */
+static int enter_netns(const char *name)
+{
+	char path[PATH_MAX];
+	int fd;
+
+	if (!*name || strchr(name, '/') || !strcmp(name, ".") ||
+	    !strcmp(name, "..")) {
+		ac_err("invalid network namespace name \"%s\"", name);
+		return EXIT_USAGE;
+	}
+	snprintf(path, sizeof(path), "/run/netns/%s", name);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		ac_err("cannot open network namespace \"%s\": %s", name,
+		       strerror(errno));
+		return errno == ENOENT ? EXIT_NODEV :
+		       errno == EACCES ? EXIT_PERM : EXIT_SYS;
+	}
+	if (setns(fd, CLONE_NEWNET) < 0) {
+		int e = errno;
+
+		close(fd);
+		ac_err("cannot enter network namespace \"%s\": %s", name,
+		       strerror(e));
+		return e == EPERM ? EXIT_PERM : EXIT_SYS;
+	}
+	close(fd);
+	return 0;
+}
+
 static bool is_cmd(const char *s)
 {
 	size_t i;
@@ -183,8 +222,8 @@ static bool is_cmd(const char *s)
 
 int main(int argc, char **argv)
 {
+	const char *cmd, *netns = NULL;
 	struct nl_sock *sk;
-	const char *cmd;
 	int err;
 
 	for (argc--, argv++; argc > 0 && argv[0][0] == '-'; argc--, argv++) {
@@ -193,7 +232,16 @@ int main(int argc, char **argv)
 		if (!strcmp(a, "-j") || !strcmp(a, "--json")) {
 			ac_json = true;
 		} else if (!strcmp(a, "-p") || !strcmp(a, "--pretty")) {
-			ac_pretty = true;
+			ac_pretty = true;	/* as bpftool's: JSON, indented */
+			ac_json = true;
+		} else if (!strcmp(a, "-n") || !strcmp(a, "--netns")) {
+			if (argc < 2) {
+				ac_err("%s needs a network namespace name", a);
+				return EXIT_USAGE;
+			}
+			netns = argv[1];
+			argc--;
+			argv++;
 		} else if (!strcmp(a, "-h") || !strcmp(a, "--help")) {
 			usage(stdout);
 			return EXIT_OK;
@@ -222,6 +270,11 @@ int main(int argc, char **argv)
 			usage(stdout);
 			return EXIT_OK;
 		}
+		if (argc == 1 && (!strcmp(argv[0], "-h") ||
+				  !strcmp(argv[0], "--help"))) {
+			ac_usage_cmd(stdout, "help");
+			return EXIT_OK;
+		}
 		if (argc > 1 || !is_cmd(argv[0])) {
 			ac_err("help: no command \"%s\" (see aiclassctl --help)",
 			       argv[0]);
@@ -244,6 +297,11 @@ int main(int argc, char **argv)
 	    (argc == 2 && !strcmp(argv[1], "--print"))))
 		return cmd_profile(NULL, argc, argv);
 
+	if (netns) {
+		err = enter_netns(netns);
+		if (err)
+			return err;
+	}
 	err = ac_nl_open(&sk);
 	if (err)
 		return err;

@@ -260,6 +260,18 @@ static int parse_view_args(const char *cmd, int argc, char **argv,
 	for (i = 0; i < argc; i++) {
 		const char *a = argv[i];
 
+		if (i + 1 == argc && (!strcmp(a, "dev") ||
+		    !strcmp(a, "handle") || !strcmp(a, "-i") ||
+		    !strcmp(a, "--interval") || !strcmp(a, "-n") ||
+		    !strcmp(a, "--count"))) {
+			ac_err("%s: \"%s\" needs a value (see aiclassctl help %s)",
+			       cmd, a, cmd);
+			return EXIT_USAGE;
+		}
+		if (!strcmp(a, "dev") && va->dev) {
+			ac_err("%s: duplicate \"dev\"", cmd);
+			return EXIT_USAGE;
+		}
 		if (!strcmp(a, "dev") && i + 1 < argc && !va->dev) {
 			va->dev = argv[++i];
 		} else if (!strcmp(a, "handle") && i + 1 < argc) {
@@ -271,7 +283,8 @@ static int parse_view_args(const char *cmd, int argc, char **argv,
 		} else if (!strcmp(a, "--json") || !strcmp(a, "-j")) {
 			ac_json = true;
 		} else if (!strcmp(a, "--pretty") || !strcmp(a, "-p")) {
-			ac_pretty = true;
+			ac_pretty = true;	/* as bpftool's: JSON, indented */
+			ac_json = true;
 		} else if ((!strcmp(a, "--interval") || !strcmp(a, "-i")) &&
 			   i + 1 < argc) {
 			if (aic_parse_seconds(argv[++i], &va->interval) ||
