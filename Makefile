@@ -18,23 +18,41 @@
 #   make bench           aiclass vs pfifo_fast, fq_codel, cake, ets, prio into
 #                        results/ (BENCH_QUICK=1: a smoke run, results/quick)
 #   make install         module + depmod, tc plugin, tool, man pages, unit
-#   make uninstall       all of that removed again
+#   make install-tools   userspace only (a packager's): the tc plugin,
+#                        aiclassctl, both man pages, the unit; no module
+#   make uninstall       all of that removed again (uninstall-tools: the
+#                        userspace part)
 #   make dkms            register with DKMS, build and install for $(KVER)
 #
-# KVER/KDIR: the running kernel when its headers exist, else the kernel the
-# test bed boots (tools/vm/kver: $AICLASS_KERNEL or the newest cached 6.1),
-# with its headers from the test bed's kernel cache.
+# Which kernel.  Building (make, make module, check, demo, bench): KVER=
+# and KDIR= as given, else the running kernel when its headers exist, else
+# the kernel the test bed boots (tools/vm/kver: $AICLASS_KERNEL or the
+# newest cached 6.1) with its headers from the test bed's cache, so that a
+# developer builds on any machine.  Installing (install, install-module,
+# uninstall, dkms, dkms-remove): KVER= as given, else `uname -r`, with the
+# headers in /lib/modules/KVER/build (or KDIR= as given); the test bed's
+# cache (/var/cache/aiclass-kernels) is never an install target, and
+# without headers the install stops and says for which kernel.
 
 UNAME_R := $(shell uname -r)
+INSTALL_GOALS := install install-module uninstall uninstall-module dkms \
+	dkms-remove
+ifneq ($(filter $(INSTALL_GOALS),$(MAKECMDGOALS)),)
+KVER ?= $(UNAME_R)
+KDIR ?= /lib/modules/$(KVER)/build
+else
 ifneq ($(AICLASS_KERNEL),)
 KVER ?= $(AICLASS_KERNEL)
 else ifneq ($(wildcard /lib/modules/$(UNAME_R)/build),)
 KVER ?= $(UNAME_R)
 else
-KVER ?= $(shell tools/vm/kver 2>/dev/null)
+# no headers for the running kernel: the test bed's, or (no cache either)
+# the running kernel again, so that the message below names it
+KVER ?= $(or $(shell tools/vm/kver 2>/dev/null),$(UNAME_R))
 endif
 ifeq ($(origin KDIR),undefined)
 KDIR := $(shell tools/vm/kver -b $(KVER) 2>/dev/null || echo /lib/modules/$(KVER)/build)
+endif
 endif
 
 # The kernels make check builds for and runs the selftests on: the newest
@@ -75,10 +93,14 @@ VM_TIMEOUT ?= 1800
 
 all: module $(SUBDIRS)
 
-module:
-	@test -f $(KDIR)/Makefile || { echo "no kernel headers for '$(KVER)' in $(KDIR):" \
-		"install them (make deps), or say KVER=VERSION [KDIR=DIR]" >&2; exit 1; }
+module: headers
 	$(MAKE) -C $(KDIR) M=$(CURDIR) modules
+
+headers:
+	@test -f $(KDIR)/Makefile || { \
+		echo "no kernel headers for $(KVER)$(if $(filter $(UNAME_R),$(KVER)), (the running kernel),) in $(KDIR):" \
+		"install linux-headers-$(KVER)$(if $(filter $(UNAME_R),$(KVER)), (make deps),)," \
+		"or say KVER=VERSION [KDIR=DIR] of a kernel that has them" >&2; exit 1; }
 
 $(SUBDIRS):
 	$(MAKE) -C $@
@@ -126,7 +148,7 @@ check-debug:
 demo:
 	$(MAKE) testdeps
 	k=$$(tools/vm/kver) && $(MAKE) all KVER=$$k && \
-		AICLASS_KERNEL=$$k tools/vm/run -t 400 -- tools/demo.sh
+		AICLASS_KERNEL=$$k tools/demo.sh
 
 # bench boots 6.12 by default: fq has its priority bands from 6.7.
 BENCH_SERIES ?= 6.12
@@ -135,20 +157,34 @@ bench:
 	k=$$(tools/vm/kver $(BENCH_SERIES)) && $(MAKE) all KVER=$$k && \
 		AICLASS_KERNEL=$$k AICLASS_BENCH_QUICK=$(BENCH_QUICK) tools/bench/bench.sh
 
-install: all
+install: install-module install-tools
+
+# The module built for KVER, checked by its vermagic (a module built for
+# another kernel is not installed: make -o module would allow one).
+install-module: module
+	@v=$$(modinfo -F vermagic sch_aiclass.ko 2>/dev/null | cut -d' ' -f1); \
+	if [ -n "$$v" ] && [ "$$v" != "$(KVER)" ]; then \
+		echo "sch_aiclass.ko is built for $$v, not for $(KVER): make clean," \
+			"then make install [KVER=VERSION]" >&2; exit 1; fi
 	install -D -m 0644 sch_aiclass.ko $(DESTDIR)$(MODDIR)/sch_aiclass.ko
 	if [ -z "$(DESTDIR)" ]; then depmod -a $(KVER); fi
+
+install-tools: $(SUBDIRS)
 	$(foreach d,$(SUBDIRS),$(MAKE) -C $(d) install $(INSTALL_VARS) &&) true
 
+uninstall: uninstall-module uninstall-tools
+
 # Also the extra/ copy that make install wrote before it used updates/.
-uninstall:
+uninstall-module:
 	rm -f $(DESTDIR)$(MODDIR)/sch_aiclass.ko \
 		$(DESTDIR)/lib/modules/$(KVER)/extra/sch_aiclass.ko
 	if [ -z "$(DESTDIR)" ] && [ -d /lib/modules/$(KVER) ]; then depmod -a $(KVER); fi
+
+uninstall-tools:
 	$(foreach d,$(SUBDIRS),$(MAKE) -C $(d) uninstall $(INSTALL_VARS) &&) true
 
 # DKMS on a real machine: rebuilt for every kernel the machine installs.
-dkms:
+dkms: headers
 	tools/dkms-src $(VERSION)
 	dkms add -m aiclass -v $(VERSION)
 	dkms install -m aiclass -v $(VERSION) -k $(KVER)
@@ -162,6 +198,7 @@ clean:
 	rm -rf build
 	$(foreach d,$(SUBDIRS),$(MAKE) -C $(d) clean &&) true
 
-.PHONY: all module modules-check $(SUBDIRS) deps testdeps check \
+.PHONY: all module headers modules-check $(SUBDIRS) deps testdeps check \
 	check-static check-dkms vmcheck check-debug demo bench install \
-	uninstall dkms dkms-remove clean
+	install-module install-tools uninstall uninstall-module \
+	uninstall-tools dkms dkms-remove clean

@@ -126,13 +126,76 @@ test_dkms_agrees() {
 	echo "BUILD_EXCLUSIVE_KERNEL $re: 6.1 and later only"
 }
 
+# Issue 26, 7: the userspace alone, for a packager: no module, no depmod.
+test_install_tools() {
+	D=$(mktemp -d)
+	defer rm -rf "$D"
+	env -u TC_LIB_DIR make -s -C "$TOP" install-tools DESTDIR="$D" PREFIX=/usr
+	(cd "$D" && find . -type f | sort | sed 's/^\./  /')
+	mode_is "$D/usr/sbin/aiclassctl" 755
+	mode_is "$D/usr/share/man/man8/aiclassctl.8" 644
+	mode_is "$D/usr/share/man/man8/tc-aiclass.8" 644
+	mode_is "$D/usr/lib/$TRIPLET/tc/q_aiclass.so" 644
+	[ -n "$(unit_file "$D")" ] || fail "no aiclass@.service installed"
+	[ ! -e "$D/lib/modules" ] || fail "install-tools installed a module"
+	env -u TC_LIB_DIR make -s -C "$TOP" uninstall-tools DESTDIR="$D" PREFIX=/usr
+	left=$(cd "$D" && find . -type f | grep -v '^\./etc/' || true)
+	[ -z "$left" ] || fail "uninstall-tools left:"$'\n'"$left"
+}
+
+# Issue 26, 2: install for uname -r or KVER=, never for the test bed's
+# cached kernel; no headers: stop, naming the kernel; a module built for
+# another kernel is not installed.
+test_install_kernel() {
+	local out rc
+	D=$(mktemp -d)
+	defer rm -rf "$D"
+	# what make install would do, even with the test bed's kernel named
+	out=$(env -u TC_LIB_DIR AICLASS_KERNEL=6.1.0-99-testbed make -s -n -C "$TOP" -o module \
+		install DESTDIR="$D")
+	grep -qF "$D/lib/modules/$(uname -r)/updates/sch_aiclass.ko" <<<"$out" ||
+		fail "make install does not install for uname -r ($(uname -r))"
+	if grep -E 'aiclass-kernels|6\.1\.0-99-testbed' <<<"$out"; then
+		fail "make install names the test bed's kernel cache"
+	fi
+	# no headers for the kernel asked for: one clear message, nothing done
+	rc=0
+	out=$(env -u TC_LIB_DIR make -s -C "$TOP" install DESTDIR="$D" \
+		KVER=0.0.0-aicnone 2>&1) || rc=$?
+	echo "$out"
+	[ "$rc" -ne 0 ] || fail "make install KVER=0.0.0-aicnone succeeded"
+	grep -qF "no kernel headers for 0.0.0-aicnone in /lib/modules/0.0.0-aicnone/build" <<<"$out" ||
+		fail "the message does not name the kernel"
+	rc=0
+	out=$(env -u TC_LIB_DIR make -s -C "$TOP" dkms KVER=0.0.0-aicnone 2>&1) || rc=$?
+	[ "$rc" -ne 0 ] && grep -qF "no kernel headers for 0.0.0-aicnone" <<<"$out" ||
+		fail "make dkms without headers: $out"
+	if [ ! -f "/lib/modules/$(uname -r)/build/Makefile" ]; then
+		rc=0
+		out=$(env -u TC_LIB_DIR make -s -C "$TOP" install DESTDIR="$D" 2>&1) || rc=$?
+		echo "$out"
+		[ "$rc" -ne 0 ] || fail "make install without headers succeeded"
+		grep -qF "no kernel headers for $(uname -r) (the running kernel)" <<<"$out" ||
+			fail "the message does not name the running kernel"
+	fi
+	# the module as built (make -o module), for another kernel than KVER
+	rc=0
+	out=$(do_make "$D" install-module KVER=0.0.0-aicother 2>&1) || rc=$?
+	echo "$out"
+	[ "$rc" -ne 0 ] || fail "a module for $(modinfo -F vermagic "$TOP/sch_aiclass.ko") installed for 0.0.0-aicother"
+	grep -qF "not for 0.0.0-aicother" <<<"$out" || fail "no message on the kernel mismatch"
+	[ -z "$(find "$D" -type f)" ] || fail "files installed although make stopped"
+}
+
 built || skip "the module, tc/q_aiclass.so or aiclassctl is not built (make)"
 require_cmd make install gcc
 
-ktap_plan 5
+ktap_plan 7
 run_case "install with PREFIX=/usr: paths, modes, nothing in /usr/local" test_prefix_usr
 run_case "install with the default PREFIX /usr/local" test_prefix_default
 run_case "SBINDIR and MANDIR are honoured" test_sbindir_mandir
 run_case "uninstall removes what install put there" test_uninstall
 run_case "make install and DKMS agree: updates/, kernels from 6.1" test_dkms_agrees
+run_case "make install-tools: plugin, tool, man pages, unit, no module" test_install_tools
+run_case "make install and dkms: uname -r or KVER=, never the test bed's, headers or a clear stop" test_install_kernel
 ktap_finish
