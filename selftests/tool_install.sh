@@ -39,10 +39,10 @@ test_prefix_usr() {
 		/usr/share/man/man8/aiclassctl.8 \
 		/usr/lib/systemd/system/aiclass@.service \
 		/etc/aiclass/example.conf.sample
-	grep -q "^ExecStart=/usr/sbin/aiclassctl apply /etc/aiclass/%I.conf dev %I --create$" \
+	grep -q "^ExecStart=/usr/sbin/aiclassctl apply %d/%I.conf dev %I --create$" \
 		"$TMP/tree_usr/usr/lib/systemd/system/aiclass@.service" 2>/dev/null ||
 		install_tree /usr >/dev/null
-	grep -q "^ExecStart=/usr/sbin/aiclassctl apply /etc/aiclass/%I.conf dev %I --create$" \
+	grep -q "^ExecStart=/usr/sbin/aiclassctl apply %d/%I.conf dev %I --create$" \
 		"$TMP/tree_usr/usr/lib/systemd/system/aiclass@.service" ||
 		fail "the unit does not run /usr/sbin/aiclassctl"
 }
@@ -93,10 +93,24 @@ test_unit_security() {
 	awk -v s="$score" 'BEGIN { exit !(s < 2.0) }' || fail "exposure $score, want below 2.0"
 }
 
-ktap_plan 5
+# Issue 26, 6: the dynamic user cannot read a root-only configuration, so
+# the unit has systemd (root) hand it over as a credential and reads that.
+test_unit_root_only_conf() {
+	unit_copy
+	local u=$TMP/unit/aiclass@.service
+	grep -qx 'LoadCredential=%I.conf:/etc/aiclass/%I.conf' "$u" ||
+		fail "the unit does not load /etc/aiclass/%I.conf as a credential"
+	grep -q '^ExecStart=.* apply %d/%I.conf dev %I --create$' "$u" ||
+		fail "ExecStart does not read the credential"
+	! grep -q '^ExecStart=.*/etc/aiclass' "$u" ||
+		fail "ExecStart reads /etc/aiclass itself, as the dynamic user"
+}
+
+ktap_plan 6
 run_case "PREFIX=/usr: install and uninstall" test_prefix_usr
 run_case "PREFIX=/usr/local: install and uninstall" test_prefix_usr_local
 run_case "make -C tc CFLAGS=-O0 keeps what the plugin needs" test_cflags_keep_pic
 run_case "aiclass@.service passes systemd-analyze verify" test_unit_verify
 run_case "aiclass@.service scores below 2.0 in systemd-analyze security" test_unit_security
+run_case "aiclass@.service reads a root-only config through LoadCredential" test_unit_root_only_conf
 ktap_finish
