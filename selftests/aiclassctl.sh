@@ -703,6 +703,103 @@ test_minor_alone() {
 	ctl -j show dev "$DEV" --interval 0 >"$TMP/m.json"
 	got=$(json_get "$TMP/m.json" 'd["instances"][0]["options"]["weights"]')
 	check_eq "$got" "[1, 5, 3, 1]" "weights set by minor on handle $(json_get "$TMP/m.json" 'd["instances"][0]["handle"]')"
+	# a major of 1: is not this qdisc's (issue 26, 3)
+	expect_rc 1 ctl set dev "$DEV" default_class 1:12
+	expect_err 'is not a class of qdisc'
+}
+
+# Issue 26, 3: no silent conversions.  ce_threshold 10ns once became off,
+# priomap 2:1 on aiclass 1: became 1 (likewise dscpmap, default_class).
+test_no_silent_conversion() {
+	fresh_qdisc
+	snapshot "$TMP/nsc0.json"
+	expect_rc 1 ctl set dev "$DEV" ce_threshold 10ns
+	expect_err 'Illegal "ce_threshold": "10ns" is not a time'
+	expect_rc 1 ctl set --check ce_threshold 1.5us
+	expect_err 'Illegal "ce_threshold": "1.5us" is not a whole number of microseconds'
+	expect_rc 1 ctl set --check rate 1bit
+	expect_err 'Illegal "rate": "1bit" is below 8bit'
+	expect_rc 1 ctl set dev "$DEV" priomap 2:1
+	expect_err "$DEV: Illegal \"priomap\": \"2:1\" is not a class of qdisc 1:"
+	[ "$(wc -l <"$TMP/err")" -eq 1 ] || fail "an error is one line"
+	expect_rc 1 ctl set dev "$DEV" dscpmap 26:2:11
+	expect_err 'Illegal "dscpmap": "2:11" is not a class of qdisc 1:'
+	expect_rc 1 ctl set dev "$DEV" handle 1: default_class 2:12
+	expect_err 'Illegal "default_class": "2:12" is not a class of qdisc 1:'
+	expect_rc 1 ctl set --check priomap 1:1 default_class 2:12
+	expect_err 'name two qdiscs'
+	snapshot "$TMP/nsc1.json"
+	same_config "$TMP/nsc0.json" "$TMP/nsc1.json"
+	# the qdisc's own major, and minors alone, are taken
+	ctl set dev "$DEV" priomap 1:1 auto 12 dscpmap 26:1:13 default_class 1:12 \
+		ce_threshold 1.1ms
+	snapshot "$TMP/nsc2.json"
+	json_get "$TMP/nsc2.json" '[d["instances"][0]["options"][k] for k in ("ce_threshold", "default_class")] + [d["instances"][0]["options"]["priomap"][:3], d["instances"][0]["options"]["dscpmap"][26]]' |
+		grep -qxF "[1100, 18, [1, 0, 18], 19]" || fail "own major not taken as is"
+	# --create makes aiclass 1:: another major installs nothing
+	ip link add "$DEV2" type dummy
+	defer ip link del "$DEV2"
+	printf 'default_class 2:12\n' >"$TMP/major.conf"
+	expect_rc 1 ctl apply "$TMP/major.conf" dev "$DEV2" --create
+	expect_err 'Illegal "default_class": "2:12" is not a class of qdisc 1:'
+	tc qdisc show dev "$DEV2" | grep -q aiclass && fail "--create installed aiclass"
+	true
+}
+
+# Issue 26, 7: -p implies JSON, dev without DEV, help --help, -n NETNS.
+test_cli_habits() {
+	fresh_qdisc
+	expect_rc 0 ctl -p show dev "$DEV" --interval 0
+	python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$TMP/out" ||
+		fail "-p printed no JSON"
+	[ "$(wc -l <"$TMP/out")" -gt 1 ] || fail "-p does not indent"
+	expect_rc 0 ctl show dev "$DEV" -p --interval 0
+	python3 -c 'import json, sys; json.load(open(sys.argv[1]))' "$TMP/out" ||
+		fail "show ... -p printed no JSON"
+	local c
+	for c in show watch set; do
+		expect_rc 1 ctl "$c" dev
+		expect_err "\"dev\" needs a value"
+		[ "$(wc -l <"$TMP/err")" -eq 1 ] || fail "$c dev: an error is one line"
+	done
+	for c in --help -h; do
+		expect_rc 0 ctl help "$c"
+		grep -q '^Usage: aiclassctl .*help \[COMMAND\]' "$TMP/out" ||
+			fail "help $c prints no usage of help"
+	done
+	ns_create aicctlns
+	ip -n aicctlns link add aicns0 type dummy
+	ip -n aicctlns link set aicns0 up
+	tc -n aicctlns qdisc add dev aicns0 root handle 1: aiclass
+	expect_rc 0 ctl -n aicctlns -j show dev aicns0 --interval 0
+	json_get "$TMP/out" 'd["instances"][0]["dev"]' | grep -qx aicns0 ||
+		fail "-n: not the namespace's aiclass"
+	expect_rc 0 ctl --netns aicctlns set dev aicns0 burst 96kb
+	tc -n aicctlns qdisc show dev aicns0 | grep -q ' burst 96Kb ' ||
+		fail "--netns set changed nothing there"
+	expect_rc 3 ctl show dev aicns0
+	expect_rc 3 ctl -n aicnosuchns show
+	expect_err 'cannot open network namespace "aicnosuchns"'
+	expect_rc 1 ctl -n
+	expect_rc 1 ctl -n ../x show
+}
+
+# Issue 26, 4: every option (with its default) and every counter of the
+# shared table in both man pages.
+test_man_pages_match_table() {
+	python3 "$TOP/selftests/mancheck.py" "$CTL" "$TOP"
+	# the example configuration file of aiclassctl.8 applies as it is
+	# (it named no device), with our device for eth0
+	fresh_qdisc
+	sed -n '/^# \/etc\/aiclass\/eth0.conf$/,/^\.fi$/p' \
+		"$TOP/tools/aiclassctl/aiclassctl.8" | sed '$d' |
+		sed "s/eth0/$DEV/" >"$TMP/man.conf"
+	cat "$TMP/man.conf"
+	[ -s "$TMP/man.conf" ] || fail "no example configuration in aiclassctl.8"
+	expect_rc 0 ctl apply "$TMP/man.conf"
+	ctl -j show dev "$DEV" --interval 0 >"$TMP/man.json"
+	json_get "$TMP/man.json" '[d["instances"][0]["options"][k] for k in ("burst", "ce_threshold")]' |
+		grep -qxF "[98304, 500]" || fail "the example was not applied"
 }
 
 # ------------------------------------------------------------------ main
@@ -722,7 +819,7 @@ for d in "$RT2" "$RT3"; do
 	ip link set "$d" up
 done
 
-ktap_plan 18
+ktap_plan 21
 run_case "show --json is valid and matches tc -s -j" test_show_json_matches_tc
 run_case "show prints config, stats and the class table" test_show_text
 run_case "set changes exactly the options it names" test_set_exactly
@@ -741,4 +838,7 @@ run_case "the option table's ranges and defaults are the module's" test_table_ma
 run_case "--help, help COMMAND and the man page agree" test_help_matches_man
 run_case "profiles roce and diffserv parse to their dscpmaps" test_profiles_parse
 run_case "class minors alone on a qdisc without handle 1:" test_minor_alone
+run_case "10ns, 1.5us, rate 1bit and a wrong major are refused, not converted" test_no_silent_conversion
+run_case "-p is JSON, dev needs DEV, help --help, -n NETNS" test_cli_habits
+run_case "both man pages list every option, default and counter of the table" test_man_pages_match_table
 ktap_finish
