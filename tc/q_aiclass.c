@@ -100,8 +100,9 @@ static uint32_t aiclass_at(const char *dev, uint32_t parent)
 				continue;
 			for (; RTA_OK(a, alen); a = RTA_NEXT(a, alen))
 				if (a->rta_type == TCA_KIND &&
-				    !strncmp(RTA_DATA(a), "aiclass",
-					     RTA_PAYLOAD(a)))
+				    RTA_PAYLOAD(a) == sizeof("aiclass") &&
+				    !memcmp(RTA_DATA(a), "aiclass",
+					    sizeof("aiclass")))
 					found = t->tcm_handle;
 		}
 	}
