@@ -46,7 +46,11 @@ quick=${AICLASS_BENCH_QUICK:-${BENCH_QUICK:-}}
 [ "$quick" != 0 ] || quick=
 if [ -z "${AICLASS_VM:-}" ]; then
 	export AICLASS_BENCH_QUICK=$quick
-	"$top/tools/vm/run" -t "$([ -n "$quick" ] && echo 900 || echo 3000)" -- \
+	# Deterministic guest time (icount, one vCPU; docs/testing.md):
+	# AICLASS_VM_DETERMINISTIC=0 runs it under plain TCG, 2 vCPUs.  Under
+	# icount a loaded guest second takes about 3 s of wall time here, so
+	# the limits are twice TCG's (the full run has not been timed so).
+	"$top/tools/vm/run" -D -t "$([ -n "$quick" ] && echo 1800 || echo 7200)" -- \
 		tools/bench/bench.sh "$@"
 	# the instruction profile: more guest boots, not in the quick run
 	[ -n "$quick" ] || "$top/tools/bench/insn-profile" "${AICLASS_BENCH_OUT:-$top/results}"
@@ -131,6 +135,15 @@ contenders+=("fq_codel|fq_codel")
 	"prio|prio"
 	"fq|fq"
 )
+# The composition an expert builds from stock parts: ets with a strict band
+# for inference and DRR bands for training, an fq_codel under every band
+# (contender_install adds them), unhinted traffic in the last DRR band
+# (priomap); without hints everything goes there, with hints (the same
+# filters as aiclass_hints, below) RPC responses, the collective and the
+# RoCEv2 elephant get a band each.
+ETS_FQC="ets bands 4 strict 1 quanta 1514 1514 1514 priomap$(printf ' 3%.0s' {1..16})"
+[ -n "$quick" ] || contenders+=("ets_fq_codel|$ETS_FQC")
+contenders+=("ets_fq_codel_hints|$ETS_FQC")
 # fq's three priority bands (Linux 6.7+) fed by the same hints as aiclass's.
 [ -z "$fq_bands" ] || contenders+=("fq_hints|fq")
 contenders+=(
@@ -150,7 +163,8 @@ sweep=(
 
 # hints NAME: what the application would tell the qdisc.  aiclass_hints:
 # tc filters put the RPCs' responses in 1:1, the collective in 1:11 and
-# the RoCEv2 elephant in 1:12.  fq_hints: the same three as skb->priority
+# the RoCEv2 elephant in 1:12; ets_fq_codel_hints: the same filters to the
+# strict band 1:1 and the DRR bands 1:2 and 1:3.  fq_hints: the same three as skb->priority
 # (set by a clsact egress filter, as SO_PRIORITY would on a host) for fq's
 # default priomap: 6 -> band 0 (weight 589824), 0 -> band 1 (196608),
 # 2 -> band 2 (65536).
@@ -163,6 +177,12 @@ hints() {
 		$f prio 1 flower ip_proto tcp src_port $RPC_PORT classid 1:1
 		$f prio 2 flower ip_proto tcp dst_port $COLL_PORT classid 1:11
 		$f prio 3 flower ip_proto udp dst_port $ROCE_PORT classid 1:12
+		;;
+	ets_fq_codel_hints)
+		f="dut_tc filter add dev $DUT_DEV parent 1: protocol ip"
+		$f prio 1 flower ip_proto tcp src_port $RPC_PORT classid 1:1
+		$f prio 2 flower ip_proto tcp dst_port $COLL_PORT classid 1:2
+		$f prio 3 flower ip_proto udp dst_port $ROCE_PORT classid 1:3
 		;;
 	fq_hints)
 		dut_tc qdisc add dev "$DUT_DEV" clsact
@@ -191,6 +211,14 @@ contender_install() {
 	fi
 	# shellcheck disable=SC2068
 	dut_qdisc $@ || die "cannot install $*"
+	case $name in
+	ets_fq_codel*)
+		for b in 1 2 3 4; do
+			dut_tc qdisc add dev "$DUT_DEV" parent 1:$b handle 2$b: fq_codel ||
+				die "cannot add fq_codel under ets band 1:$b"
+		done
+		;;
+	esac
 	hints "$name"
 }
 
@@ -228,7 +256,8 @@ ns_exec "$SND" ethtool -k "$SND_IF" | grep -E '^(tcp-segmentation-offload|generi
 	>"$raw/offloads.txt" || true
 # The timed probes (RPC servers and clients, sockperf) run at nice -20: on
 # real machines they and the load generators are different hosts, here they
-# share the guest's two vCPUs, busy 80-90 % under load, and a probe that
+# share the guest's vCPUs (one in deterministic mode; two under plain TCG,
+# busy 80-90 % under load there), and a probe that
 # waits for a CPU times the guest's scheduler, not the qdisc.  Every
 # contender gets the same.
 PROBE_NICE="nice -n -20"
@@ -574,7 +603,7 @@ cat >"$raw/conditions.json" <<EOC
  "offloads": "$(tr -s ' \n' ' ' <"$raw/offloads.txt")", "tcp": "cubic, tcp_ecn=0",
  "fq_bands": $([ -n "$fq_bands" ] && echo true || echo false),
  "quick": $([ -n "$quick" ] && echo true || echo false),
- "kernel": "$(uname -r)", "accel": "$( [ "${AICLASS_KVM:-0}" = 1 ] && echo KVM || echo TCG)",
+ "kernel": "$(uname -r)", "accel": "$( [ "${AICLASS_KVM:-0}" = 1 ] && echo KVM || echo TCG)$( [ "${AICLASS_VM_DETERMINISTIC:-0}" != 1 ] || echo ", icount shift=0")",
  "vcpus": $(nproc), "date": "$(date -u +%Y-%m-%d)",
  "clocksource": "$(cat /sys/devices/system/clocksource/clocksource0/current_clocksource 2>/dev/null)",
  "commit": "$(git -C "$top" describe --always --dirty 2>/dev/null || echo unknown)",

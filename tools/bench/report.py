@@ -19,7 +19,8 @@ import subprocess
 import sys
 import tempfile
 
-MAIN = ["pfifo_fast", "fq_codel", "cake", "cake_diffserv4", "ets", "prio",
+MAIN = ["pfifo_fast", "fq_codel", "cake", "cake_diffserv4", "ets",
+        "ets_fq_codel", "ets_fq_codel_hints", "prio",
         "fq", "fq_hints", "aiclass", "aiclass_hints", "aiclass_rate"]
 COST = ["pfifo", "fq_codel", "ets", "cake", "fq", "aiclass", "aiclass_codel"]
 SMALL = 1024            # responses up to this many bytes: "small" RPCs
@@ -587,6 +588,10 @@ def markdown(cond, rows, drr, mix, cost, pgnames, mem, flowstate, targets):
         "%s = `%s`" % (r["contender"], r["qdisc"]) for r in rows.values()) +
         ". aiclass_hints adds tc filters: RPC responses (tcp sport 7000) to "
         "1:1, the collective (tcp dport 7100) to 1:11, the UDP elephant to 1:12; "
+        "ets_fq_codel is ets with one strict band and three DRR bands (quantum "
+        "1514 each), an fq_codel under every band and everything unhinted in "
+        "the last band; ets_fq_codel_hints adds the same three filters, to the "
+        "strict band 1:1 and the DRR bands 1:2 and 1:3; "
         "fq_hints sets the same three as skb->priority 6 / 0 / 2 (fq's bands "
         "0 / 1 / 2) with a clsact egress filter. aiclass_rate is root with its "
         "own shaper instead of the HTB. %s Sojourn: the median over the window's "
