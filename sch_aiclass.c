@@ -26,32 +26,40 @@
  *  6. auto: a flow's current burst starts in 1:1 and is demoted band by
  *     band as its byte count crosses the thresholds, then to the default
  *     training class past the elephant threshold (multi-level feedback, as
- *     in PIAS).  A flow that stays empty and silent for idle starts a new
- *     burst, in 1:1 -- unless it had become an elephant and has been
- *     quiet for less than forget: then it stays training.
+ *     in PIAS).  Only what the flow queues counts: a packet that finds less
+ *     than a quantum of its flow waiting adds nothing, so a flow that never
+ *     builds a queue (a ping-pong, a token stream) keeps its band.  A flow
+ *     that stays empty and silent for idle starts a new burst, in 1:1 --
+ *     unless it had become an elephant and has been quiet for less than
+ *     forget: then it stays training.
  *
  * Demotions move flows; explicit routes place packets.  The queue of an
- * auto-classified flow is keyed by the flow hash, and a demotion moves the
- * whole queue, in order, to its new class.  A packet that routes 1-5 place
- * goes to the queue keyed by its flow hash and its class, so a flow whose
- * packets are placed in several classes (a RoCE queue pair's data and
- * acknowledgements share one 5-tuple) has a queue in each, and no packet
- * ever drags another class's backlog.
+ * auto-classified flow is keyed by the flow hash (aiclass's own, of the
+ * 5-tuple: TCP's skb->hash changes after a timeout), and a demotion moves
+ * the whole queue, in order, to its new class.  A packet that routes 1-5
+ * place goes to the queue keyed by its flow hash and its class, so a flow
+ * whose packets are placed in several classes (a RoCE queue pair's data
+ * and acknowledgements share one 5-tuple) has a queue in each, and no
+ * packet ever drags another class's backlog.
  *
  * Algorithm
  * ---------
  *
  * Latency bands are strict priority, found through a bitmap of backlogged
- * classes.  Training classes are served by deficit round robin over the
- * same bitmap, in index order, with quantum = weight * quantum.  Inside a
- * class the backlogged flows are served by DRR with a one-quantum share
- * each.
+ * classes.  Training classes are served by deficit round robin over an
+ * active list, as sch_drr.c: a class that gets backlog joins the tail with
+ * a fresh quantum, one that drains leaves, quantum = weight * quantum.
+ * Inside a class the backlogged flows are served by DRR with a one-quantum
+ * share each; a flow leaves the round when its queue drains.
  *
  * Every flow queue runs CoDel (the kernel's codel_dequeue(), as fq_codel):
  * once its packets have waited longer than target for an interval, ECT
  * packets are marked CE and others dropped at the head, so no class keeps a
- * standing queue.  Training classes also mark CE above ce_threshold (the
- * DCTCP / DCQCN step).  AQM drops charge neither the guard nor a deficit.
+ * standing queue.  A flow that drains leaves CoDel's dropping state, as an
+ * empty fq_codel flow does on its next turn.  Training classes also mark
+ * CE above ce_threshold (the DCTCP / DCQCN step).  AQM drops charge
+ * neither the guard nor a deficit, and are reported to the parents only
+ * once a peeked packet is back in sch->gso_skb (aiclass_peek()).
  *
  * A credit counter keeps training from starving: while training is
  * backlogged, every latency byte adds train_share and every training byte
@@ -62,11 +70,13 @@
  *
  * The flow table is set associative (as sch_cake's): a flow takes one of
  * the AICLASS_FLOW_WAYS slots of its set, tagged with its key.  When every
- * slot of the set is backlogged it shares its home slot, and every flow
- * without a slot of its own keeps going there until that slot drains, so a
- * flow is never reordered.  A new flow takes its home slot if that slot's
- * flow is over, else the empty slot that has been quiet longest, so recent
- * flows (and the elephants remembered in them) are recycled last.
+ * slot of the set is backlogged an auto flow shares its home slot, and
+ * every auto flow without a slot of its own keeps going there until that
+ * slot drains; a placed packet goes to its class's spill queue the same
+ * way; so a flow is never reordered, and a placed packet never waits in
+ * another class.  A new flow takes its home slot if that slot's flow is
+ * over, else the finished flow's slot quiet longest, and only then a
+ * recent flow's or a remembered elephant's.
  *
  * Limits: limit packets and memory_limit bytes of truesize in all, the
  * backstop behind CoDel.  On overflow the training flow with the largest
@@ -74,10 +84,10 @@
  * AICLASS_DROP_BATCH packets and AICLASS_DROP_BATCH_BYTES), and latency
  * traffic is dropped only beyond lat_limit packets per band or when there
  * is no training traffic left to drop.  An optional shaper (rate) paces
- * dequeue with a virtual clock and the qdisc watchdog.  Below 1 Gbit/s --
- * the shaper's rate, or without it the rate packets leave at (a slower
- * device, a parent's shaper) -- GSO packets are split (split_gso), so that
- * no super-packet holds the link for long in front of an RPC.
+ * dequeue with a virtual clock and the qdisc watchdog; it belongs to the
+ * root.  Below 1 Gbit/s -- the shaper's rate, or without it the device's
+ * link speed -- GSO packets are split (split_gso), so that no
+ * super-packet holds the link for long in front of an RPC.
  */
 
 #include <linux/module.h>
@@ -89,6 +99,7 @@
 #include <linux/ip.h>
 #include <linux/ipv6.h>
 #include <linux/udp.h>
+#include <linux/ethtool.h>
 #include <linux/log2.h>
 #include <linux/jhash.h>
 #include <linux/random.h>
@@ -114,11 +125,15 @@
 #define AICLASS_ROCE_RC_AACK	0x12	/* BTH opcode: RC atomic acknowledge */
 #define AICLASS_SHAPER_SLACK	NSEC_PER_MSEC	/* shaper burst, at least */
 #define AICLASS_SPLIT_GSO_RATE	(1000000000ULL / 8)	/* bytes/s: 1 Gbit */
-#define AICLASS_RATE_WINDOW	(20 * NSEC_PER_MSEC)	/* departure rate */
+#define AICLASS_SPLIT_GSO_SPEED	1000	/* Mbit/s, ethtool's unit */
 #define AICLASS_FLOW_WAYS	8	/* flow table: slots per set */
+#define AICLASS_TIME_BITS	40	/* flow times: codel time, 13 days */
 
 /* Flow flags */
 #define AICLASS_FLOW_SHARED	BIT(0)	/* queues packets of other flows */
+#define AICLASS_FLOW_SPILL	BIT(1)	/* a class's queue for placed packets
+					 * that found no slot of their own
+					 */
 
 /* Class index: 0 .. 7 latency bands, 8 .. 23 training classes. */
 #define AICLASS_TRAIN_BASE	AICLASS_MAX_LAT_BANDS
@@ -143,11 +158,14 @@ enum aiclass_route {
  */
 struct aiclass_flow {
 	u32		  key;		/* tag: the key of the flow in the slot */
-	codel_time_t	  tstamp;	/* last arrival or emptying */
-	u32		  burst;	/* bytes in the current burst */
+	u32		  tstamp;	/* last arrival or emptying: codel time,
+					 * bits 0-31 (aiclass_flow_quiet())
+					 */
+	u32		  burst;	/* bytes queued in the current burst */
 	u8		  cls;		/* class index while qlen > 0 */
 	u8		  level;	/* auto: band, or AICLASS_LEVEL_TRAIN */
 	u8		  flags;	/* AICLASS_FLOW_* */
+	u8		  tstamp_hi;	/* and bits 32-39 */
 	struct sk_buff	  *head;	/* head->prev is the tail */
 	struct list_head  flowchain;	/* in aiclass_class.flows */
 	s32		  deficit;
@@ -160,10 +178,12 @@ struct aiclass_flow {
 struct aiclass_class {
 	/* dequeue and enqueue */
 	struct list_head flows;		/* backlogged flows, round robin */
+	struct list_head alist;		/* training: in train_active */
 	u32		 qlen;
 	u32		 backlog;
 	u32		 quantum;	/* training: weight * quantum */
 	s32		 deficit;
+	u32		 nflows;	/* flows in flows */
 	u64		 sojourn_avg;	/* ns, EWMA 1/8 */
 	struct gnet_stats_basic_sync bstats;
 	/* stats */
@@ -172,6 +192,8 @@ struct aiclass_class {
 	u64		 aqm_drops;
 	u64		 aqm_marks;
 	struct gnet_stats_queue qstats;
+	/* placed packets whose flows found no slot (AICLASS_FLOW_SPILL) */
+	struct aiclass_flow spill;
 } ____cacheline_aligned_in_smp;
 
 /* Everything a netlink request can set; staged whole, committed whole. */
@@ -227,7 +249,7 @@ struct aiclass_sched_data {
 	struct aiclass_flow *flows;
 	u32		 flows_mask;
 	u32		 backlogged;	/* bitmap of backlogged classes */
-	u32		 train_cur;	/* the training class DRR serves */
+	struct list_head train_active;	/* backlogged training classes, DRR */
 	u32		 train_qlen;
 	u32		 train_mem;	/* truesize queued in training */
 	u32		 memory_used;
@@ -239,10 +261,7 @@ struct aiclass_sched_data {
 	codel_time_t	 forget;	/* cfg->forget in codel time */
 	u32		 hash_seed;	/* aiclass_hash() */
 	bool		 parse_ip;	/* dscpmap or roce_port need the header */
-	bool		 split_gso;	/* split_gso, and no rate of 1 Gbit/s+ */
-	u64		 win_start;	/* ns: departure rate window */
-	u64		 win_bytes;	/* dequeued in the window */
-	u64		 departure_rate; /* bytes/s, or 0 before a window */
+	bool		 split_gso;	/* split_gso, below 1 Gbit/s */
 	struct codel_stats cstats;
 	struct codel_params cparams[2];	/* latency bands, training */
 	struct tcf_proto __rcu *filter_list;
@@ -276,6 +295,26 @@ static codel_time_t aiclass_skb_time(const struct sk_buff *skb)
 static codel_time_t aiclass_us_to_codel(u32 us)
 {
 	return ((u64)us * NSEC_PER_USEC) >> CODEL_SHIFT;
+}
+
+/* A flow's times are codel time (ns >> CODEL_SHIFT) in AICLASS_TIME_BITS
+ * bits: a u32 alone wraps after 73 minutes, within forget's range, and a
+ * slot quiet for longer would look recent.  Quiet times saturate at
+ * U32_MAX, past every idle and forget.
+ */
+static __always_inline void aiclass_flow_stamp(struct aiclass_flow *f, u64 t)
+{
+	f->tstamp = (u32)t;
+	f->tstamp_hi = (u8)(t >> 32);
+}
+
+static __always_inline u32 aiclass_flow_quiet(const struct aiclass_flow *f,
+					      u64 t)
+{
+	u64 then = (u64)f->tstamp_hi << 32 | f->tstamp;
+
+	return min_t(u64, (t - then) & GENMASK_ULL(AICLASS_TIME_BITS - 1, 0),
+		     U32_MAX);
 }
 
 static struct netlink_range_validation aiclass_burst_range = {
@@ -427,19 +466,27 @@ static unsigned int aiclass_default_idx(const struct aiclass_config *cfg)
 
 /* Flow queues */
 
+/* A class that gets backlog: latency bands are found by their bit; a
+ * training class also joins the tail of the DRR list with a fresh quantum,
+ * and one that drains leaves it (as sch_drr.c), so a class's turn follows
+ * the round, not the moment its packets arrive.
+ */
 static void aiclass_class_activate(struct aiclass_sched_data *q,
 				   unsigned int idx)
 {
 	struct aiclass_class *cl = &q->classes[idx];
 
-	if (aiclass_is_training(idx))
+	if (aiclass_is_training(idx)) {
 		cl->deficit = cl->quantum;
+		list_add_tail(&cl->alist, &q->train_active);
+	}
 	q->backlogged |= BIT(idx);
 }
 
 static void aiclass_class_deactivate(struct aiclass_sched_data *q,
 				     unsigned int idx)
 {
+	list_del_init(&q->classes[idx].alist);
 	q->backlogged &= ~BIT(idx);
 }
 
@@ -457,6 +504,7 @@ static __always_inline void aiclass_flow_link(struct aiclass_sched_data *q,
 	if (!cl->qlen)
 		aiclass_class_activate(q, idx);
 	list_add_tail(&f->flowchain, &cl->flows);
+	cl->nflows++;
 }
 
 static __always_inline void aiclass_flow_unlink(struct aiclass_sched_data *q,
@@ -465,8 +513,20 @@ static __always_inline void aiclass_flow_unlink(struct aiclass_sched_data *q,
 	struct aiclass_class *cl = &q->classes[f->cls];
 
 	list_del_init(&f->flowchain);
+	cl->nflows--;
 	if (!cl->qlen)
 		aiclass_class_deactivate(q, f->cls);
+}
+
+/* A flow whose queue drained forgets CoDel's dropping state, as
+ * codel_dequeue() does when it finds a queue empty (fq_codel's flows do on
+ * their next turn, ours leave the round at once): a burst that comes back
+ * later must first stay above target for an interval, like any other.
+ */
+static __always_inline void aiclass_flow_drained(struct aiclass_flow *f)
+{
+	f->cvars.dropping = false;
+	f->cvars.first_above_time = 0;
 }
 
 static void aiclass_class_account(struct aiclass_sched_data *q,
@@ -502,38 +562,61 @@ static void aiclass_flow_claim(struct aiclass_flow *f, u32 key)
 	codel_vars_init(&f->cvars);
 }
 
+/* Is the flow in this empty slot over: quiet for idle, and for forget if
+ * it was an elephant?  A slot whose flow is over is the first to take.
+ */
+static __always_inline bool aiclass_flow_over(const struct aiclass_sched_data *q,
+					      const struct aiclass_flow *f,
+					      u32 quiet)
+{
+	return quiet >= q->idle &&
+	       (f->level != AICLASS_LEVEL_TRAIN || quiet >= q->forget);
+}
+
 /* The slot of the flow with this key, in the set the key names: the slot
- * tagged with the key; else the home slot while it queues packets of flows
- * without a slot of their own (so that none of them is reordered); else an
- * empty slot, claimed: the home slot when its flow is over (quiet for idle,
- * or for forget if it was an elephant), else the one quiet longest; else
- * the home slot, shared.  One pass over the set, after the home slot, where
- * most flows live, missed.
+ * tagged with the key; else, for an auto flow, the home slot while it
+ * queues packets of flows without a slot of their own, and for a placed
+ * packet its class's spill queue while that holds packets (so that none of
+ * them is reordered); else an empty slot, claimed: the home slot when its
+ * flow is over, else the slot whose flow is over that was quiet longest,
+ * else the one quiet longest (a remembered elephant in its compute phase
+ * goes after every finished flow); else the spill queue or the home slot,
+ * shared.  One pass over the set, after the home slot, where most flows
+ * live, missed.
  */
 static noinline struct aiclass_flow *
 aiclass_flow_find_set(const struct aiclass_sched_data *q,
 		      struct aiclass_flow *flows, u32 mask, u32 key,
-		      codel_time_t now)
+		      struct aiclass_flow *spill, u64 now)
 {
 	struct aiclass_flow *f = &flows[key & mask & ~(AICLASS_FLOW_WAYS - 1)];
 	struct aiclass_flow *home = &flows[key & mask], *free = NULL;
 	struct aiclass_flow *end = f + AICLASS_FLOW_WAYS;
+	bool over, free_over = false;
 	u32 quiet, longest = 0;
 
 	for (; f < end; f++) {
 		if (f->key == key)
 			return f;
-		quiet = now - f->tstamp;
-		if (!f->qlen && (!free || quiet > longest)) {
+		if (f->qlen)
+			continue;
+		quiet = aiclass_flow_quiet(f, now);
+		over = aiclass_flow_over(q, f, quiet);
+		if (!free || over > free_over ||
+		    (over == free_over && quiet > longest)) {
 			free = f;
+			free_over = over;
 			longest = quiet;
 		}
 	}
-	if (home->flags & AICLASS_FLOW_SHARED)
+	if (spill) {
+		if (spill->qlen || !free)
+			return spill;
+	} else if (home->flags & AICLASS_FLOW_SHARED) {
 		return home;
-	quiet = now - home->tstamp;
-	if (!home->qlen && quiet >= q->idle &&
-	    (home->level != AICLASS_LEVEL_TRAIN || quiet >= q->forget))
+	}
+	if (!home->qlen && aiclass_flow_over(q, home,
+					     aiclass_flow_quiet(home, now)))
 		free = home;
 	if (!free) {
 		home->flags |= AICLASS_FLOW_SHARED;
@@ -545,13 +628,13 @@ aiclass_flow_find_set(const struct aiclass_sched_data *q,
 
 static struct aiclass_flow *
 aiclass_flow_find(const struct aiclass_sched_data *q, struct aiclass_flow *flows,
-		  u32 mask, u32 key, codel_time_t now)
+		  u32 mask, u32 key, struct aiclass_flow *spill, u64 now)
 {
 	struct aiclass_flow *home = &flows[key & mask];
 
 	if (likely(home->key == key))
 		return home;
-	return aiclass_flow_find_set(q, flows, mask, key, now);
+	return aiclass_flow_find_set(q, flows, mask, key, spill, now);
 }
 
 /* A flow's packets are a list on skb->next; its head's prev is the tail,
@@ -630,6 +713,8 @@ static void aiclass_drop_head(struct Qdisc *sch, struct aiclass_flow *f,
 	struct sk_buff *skb = aiclass_flow_pop(q, f);
 
 	aiclass_qdisc_account(sch, skb, -1);
+	if (!f->qlen)
+		aiclass_flow_drained(f);
 	cl->qstats.drops++;
 	(*reason)++;
 	qdisc_qstats_drop(sch);
@@ -671,20 +756,24 @@ static bool aiclass_full(struct Qdisc *sch, u32 pkts, u32 mem)
 	       q->memory_used + mem > q->cfg.memory_limit;
 }
 
+static u64 *aiclass_limit_reason(struct aiclass_sched_data *q, u32 mem)
+{
+	return q->memory_used + mem > q->cfg.memory_limit ?
+	       &q->stats.drop_memory : &q->stats.drop_overlimit;
+}
+
 /* Make room for pkts packets of mem bytes by dropping from the fattest
- * training flow: half its backlog (at most AICLASS_DROP_BATCH packets and
- * AICLASS_DROP_BATCH_BYTES) when batch, else just enough; then from the next
- * fattest while still short.  Returns the first victim flow.
+ * training flow: half its backlog, at most AICLASS_DROP_BATCH packets and
+ * AICLASS_DROP_BATCH_BYTES; then from the next fattest while still short.
+ * Returns the first victim flow.
  */
 static struct aiclass_flow *aiclass_drop_training(struct Qdisc *sch,
 						  u32 pkts, u32 mem,
-						  bool batch,
 						  struct sk_buff **to_free)
 {
 	struct aiclass_sched_data *q = qdisc_priv(sch);
 	struct aiclass_flow *f, *first = NULL;
 	unsigned int dropped, target, n;
-	u64 *reason;
 
 	while (aiclass_full(sch, pkts, mem) && q->train_qlen) {
 		f = aiclass_fattest_training(q);
@@ -694,14 +783,11 @@ static struct aiclass_flow *aiclass_drop_training(struct Qdisc *sch,
 		dropped = 0;
 		n = 0;
 		do {
-			reason = q->memory_used + mem > q->cfg.memory_limit ?
-				 &q->stats.drop_memory :
-				 &q->stats.drop_overlimit;
 			dropped += qdisc_pkt_len(f->head);
-			aiclass_drop_head(sch, f, reason, to_free);
+			aiclass_drop_head(sch, f, aiclass_limit_reason(q, mem),
+					  to_free);
 		} while (f->qlen && dropped < target &&
-			 ++n < AICLASS_DROP_BATCH &&
-			 (batch || aiclass_full(sch, pkts, mem)));
+			 ++n < AICLASS_DROP_BATCH);
 	}
 	return first;
 }
@@ -913,15 +999,20 @@ static unsigned int aiclass_classify(struct sk_buff *skb, struct Qdisc *sch,
 }
 
 /* Route 6, auto: account a packet of len bytes to the burst of the flow in
- * slot f and return the class the burst has reached.
+ * slot f and return the class the burst has reached.  A flow counts by what
+ * it queues: a packet that finds less than a quantum of its flow waiting
+ * adds nothing, so a flow that never queues (a ping-pong, a token stream,
+ * heartbeats) keeps its band however much it sends, as fq_codel's and
+ * cake's sparse flows keep theirs, while a burst that outruns the link
+ * counts nearly whole.
  */
 static unsigned int aiclass_auto_class(struct aiclass_sched_data *q,
 				       struct aiclass_flow *f,
-				       unsigned int len, codel_time_t now)
+				       unsigned int len, u64 now)
 {
 	const struct aiclass_config *cfg = &q->cfg;
 	unsigned int last = cfg->lat_bands - 1;
-	u32 quiet = now - f->tstamp;
+	u32 quiet = aiclass_flow_quiet(f, now);
 
 	if (!f->qlen && quiet > q->idle && f->burst) {
 		/* A new burst: an elephant stays training unless it was
@@ -937,7 +1028,8 @@ static unsigned int aiclass_auto_class(struct aiclass_sched_data *q,
 		}
 		f->burst = 0;
 	}
-	f->burst = min_t(u64, (u64)f->burst + len, U32_MAX);
+	if (f->backlog >= cfg->quantum)
+		f->burst = min_t(u64, (u64)f->burst + len, U32_MAX);
 	if (f->level == AICLASS_LEVEL_TRAIN)
 		return aiclass_default_idx(cfg);
 
@@ -972,8 +1064,8 @@ static u32 aiclass_placed_key(u32 hash, unsigned int idx)
  */
 static __always_inline int
 aiclass_enqueue_skb(struct Qdisc *sch, struct sk_buff *skb,
-		    struct aiclass_flow *f, unsigned int idx, u64 now, bool cn,
-		    struct sk_buff **to_free)
+		    struct aiclass_flow *f, unsigned int idx, u64 now,
+		    bool shared, bool cn, struct sk_buff **to_free)
 {
 	struct aiclass_sched_data *q = qdisc_priv(sch);
 	struct aiclass_class *cl = &q->classes[idx];
@@ -1005,14 +1097,16 @@ aiclass_enqueue_skb(struct Qdisc *sch, struct sk_buff *skb,
 		}
 		prev_qlen = sch->q.qlen;
 		prev_backlog = sch->qstats.backlog;
-		victim = aiclass_drop_training(sch, 1, skb->truesize, true,
-					       to_free);
+		victim = aiclass_drop_training(sch, 1, skb->truesize, to_free);
 		prev_qlen -= sch->q.qlen;
 		prev_backlog -= sch->qstats.backlog;
 	}
 
 	aiclass_cb(skb)->enqueue_time = now;
 	aiclass_cb(skb)->mem = skb->truesize;
+	/* The drops may have emptied the slot, and with it its mark. */
+	if (unlikely(shared))
+		f->flags |= AICLASS_FLOW_SHARED;
 	if (f->qlen && f->cls != idx)
 		aiclass_flow_move(q, f, idx);
 	aiclass_flow_add(q, f, idx, skb);
@@ -1040,6 +1134,7 @@ static noinline int aiclass_enqueue_segs(struct Qdisc *sch,
 					 struct sk_buff *skb,
 					 struct aiclass_flow *f,
 					 unsigned int idx, u64 now,
+					 bool shared,
 					 struct sk_buff **to_free)
 {
 	struct aiclass_sched_data *q = qdisc_priv(sch);
@@ -1055,7 +1150,7 @@ static noinline int aiclass_enqueue_segs(struct Qdisc *sch,
 		skb_mark_not_on_list(segs);
 		seglen = segs->len;
 		qdisc_skb_cb(segs)->pkt_len = seglen;
-		if (aiclass_enqueue_skb(sch, segs, f, idx, now, false,
+		if (aiclass_enqueue_skb(sch, segs, f, idx, now, shared, false,
 					to_free) == NET_XMIT_SUCCESS) {
 			nsegs++;
 			slen += seglen;
@@ -1077,11 +1172,10 @@ static int aiclass_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 	unsigned int idx, len = qdisc_pkt_len(skb);
 	struct aiclass_flow *f;
 	struct aiclass_hdr h;
-	codel_time_t now_t;
-	bool hashed, route_ip;
+	bool shared;
 	u32 hash, key;
 	int ret = 0;
-	u64 now;
+	u64 now, now_t;
 
 	idx = aiclass_classify(skb, sch, &ret);
 	if (unlikely(idx == AICLASS_CLASSIFY_DROP)) {
@@ -1091,36 +1185,36 @@ static int aiclass_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 		return ret;
 	}
 
-	/* One read of the IP header serves routes 4 and 5 and the hash: a
-	 * TCP socket's and a NIC's packets come hashed, and the flow
-	 * dissector (skb_get_hash()) would read the header a second time.
+	/* One read of the IP header serves routes 4 and 5 and the flow key,
+	 * aiclass's own hash of the 5-tuple: TCP picks a new skb->hash for
+	 * its socket after a timeout, and a flow keyed by it would start
+	 * again in 1:1, ahead of its own queued packets.
 	 */
-	hashed = skb->l4_hash || skb->sw_hash;
-	route_ip = idx == AICLASS_CLASSIFY_AUTO && q->parse_ip;
-	if (!hashed || route_ip)
-		aiclass_parse(skb, &h);
-	if (route_ip)
+	aiclass_parse(skb, &h);
+	if (idx == AICLASS_CLASSIFY_AUTO && q->parse_ip)
 		idx = aiclass_classify_ip(q, skb, &h);
-	hash = hashed ? skb->hash : aiclass_hash(q, skb, &h);
+	hash = aiclass_hash(q, skb, &h);
 
 	now = ktime_get_ns();
 	now_t = now >> CODEL_SHIFT;
 	if (idx == AICLASS_CLASSIFY_AUTO) {
 		key = hash;
-		f = aiclass_flow_find(q, q->flows, q->flows_mask, key,
+		f = aiclass_flow_find(q, q->flows, q->flows_mask, key, NULL,
 				      now_t);
 		q->stats.route[AICLASS_ROUTE_AUTO]++;
 		idx = aiclass_auto_class(q, f, len, now_t);
 	} else {
 		key = aiclass_placed_key(hash, idx);
 		f = aiclass_flow_find(q, q->flows, q->flows_mask, key,
-				      now_t);
+				      &q->classes[idx].spill, now_t);
 	}
-	f->tstamp = now_t;
-	/* A packet in a slot it shares follows the queue it finds there,
-	 * and only an auto flow's own demotion moves its queue.
+	aiclass_flow_stamp(f, now_t);
+	/* A packet in a slot it shares follows the queue it finds there
+	 * (a placed packet shares only its own class's spill queue), and
+	 * only an auto flow's own demotion moves its queue.
 	 */
-	if (unlikely(f->key != key)) {
+	shared = f->key != key;
+	if (unlikely(shared)) {
 		q->stats.flows_shared++;
 		if (f->qlen)
 			idx = f->cls;
@@ -1128,11 +1222,11 @@ static int aiclass_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 		idx = f->cls;
 	}
 
-	if (q->split_gso && skb_is_gso(skb) &&
-	    (q->cfg.rate || (q->departure_rate &&
-			     q->departure_rate < AICLASS_SPLIT_GSO_RATE)))
-		return aiclass_enqueue_segs(sch, skb, f, idx, now, to_free);
-	return aiclass_enqueue_skb(sch, skb, f, idx, now, true, to_free);
+	if (q->split_gso && skb_is_gso(skb))
+		return aiclass_enqueue_segs(sch, skb, f, idx, now, shared,
+					    to_free);
+	return aiclass_enqueue_skb(sch, skb, f, idx, now, shared, true,
+				   to_free);
 }
 
 /* Dequeue */
@@ -1151,27 +1245,22 @@ static struct aiclass_flow *aiclass_pick_flow(struct aiclass_sched_data *q,
 	}
 }
 
-/* Deficit round robin over the backlogged training classes (a bitmap, no
- * list to maintain per packet): the class served last goes on while it has
- * deficit left, then the next one in index order.
+/* Deficit round robin over the backlogged training classes, as
+ * drr_dequeue(): the class at the head of the list goes on while it has
+ * deficit left, then takes a quantum and goes to the tail.
  */
-static unsigned int aiclass_pick_training(struct aiclass_sched_data *q)
+static struct aiclass_class *aiclass_pick_training(struct aiclass_sched_data *q)
 {
-	unsigned long train = q->backlogged & ~AICLASS_LAT_MASK;
-	unsigned int idx = q->train_cur;
 	struct aiclass_class *cl;
 
-	if (!(train & BIT(idx)))
-		idx = find_next_bit_wrap(&train, AICLASS_MAX_CLASSES, idx + 1);
 	for (;;) {
-		cl = &q->classes[idx];
+		cl = list_first_entry(&q->train_active, struct aiclass_class,
+				      alist);
 		if (cl->deficit > 0)
-			break;
+			return cl;
 		cl->deficit += cl->quantum;
-		idx = find_next_bit_wrap(&train, AICLASS_MAX_CLASSES, idx + 1);
+		list_move_tail(&cl->alist, &q->train_active);
 	}
-	q->train_cur = idx;
-	return idx;
 }
 
 /* codel_dequeue() callbacks: take the head of the flow whose CoDel state
@@ -1205,24 +1294,6 @@ static void aiclass_sojourn(struct aiclass_class *cl, u64 sojourn)
 		cl->sojourn_max = sojourn;
 }
 
-/* The rate packets leave at, over windows of AICLASS_RATE_WINDOW: at most
- * the rate of whatever paces dequeue (the device, a parent's shaper).  A
- * fast link that is lightly loaded reads as slow, which costs only the
- * splitting of the few GSO packets it carries.
- */
-static void aiclass_departure(struct aiclass_sched_data *q, unsigned int len,
-			      u64 now)
-{
-	q->win_bytes += len;
-	if (now - q->win_start < AICLASS_RATE_WINDOW)
-		return;
-	if (q->win_start)
-		q->departure_rate = div64_u64(q->win_bytes * NSEC_PER_SEC,
-					      now - q->win_start);
-	q->win_start = now;
-	q->win_bytes = 0;
-}
-
 /* Count what codel_dequeue() did to class cl: drops more packets dropped,
  * and the marks it left in q->cstats (taken).  The qdisc's own drop count
  * and the parents' backlog are settled once per dequeue.
@@ -1242,18 +1313,21 @@ static void aiclass_aqm_count(struct aiclass_sched_data *q,
 	cs->ce_mark = 0;
 }
 
-/* Out of line: see aiclass_dequeue(). */
+/* The next packet, out of line: see aiclass_dequeue().  CoDel's drops
+ * are left in q->cstats for aiclass_report_drops(), which the caller runs
+ * once the packet is where the parents will look for it.
+ */
 static noinline struct sk_buff *aiclass_dequeue_backlog(struct Qdisc *sch)
 {
 	struct aiclass_sched_data *q = qdisc_priv(sch);
 	const struct aiclass_config *cfg = &q->cfg;
 	struct codel_stats *cs = &q->cstats;
 	struct sk_buff *skb = NULL;
-	u32 drops = 0;
+	u32 drops = cs->drop_count;
 	struct aiclass_class *cl;
 	struct aiclass_flow *f;
-	unsigned int idx, len;
-	u64 now = 0, sojourn;
+	unsigned int len;
+	u64 now = 0;
 	bool lat, train;
 
 	/* Without a shaper, CoDel's own clock read tells the time: see the
@@ -1263,6 +1337,7 @@ static noinline struct sk_buff *aiclass_dequeue_backlog(struct Qdisc *sch)
 		now = ktime_get_ns();
 		if (now < q->t_next) {
 			q->stats.throttled++;
+			qdisc_qstats_overlimit(sch);
 			qdisc_watchdog_schedule_ns(&q->watchdog, q->t_next);
 			return NULL;
 		}
@@ -1270,7 +1345,7 @@ static noinline struct sk_buff *aiclass_dequeue_backlog(struct Qdisc *sch)
 
 	do {
 		lat = q->backlogged & AICLASS_LAT_MASK;
-		train = q->backlogged & ~AICLASS_LAT_MASK;
+		train = q->train_qlen;
 		if (!lat && !train)
 			break;
 		if (lat && train && cfg->train_share &&
@@ -1278,18 +1353,20 @@ static noinline struct sk_buff *aiclass_dequeue_backlog(struct Qdisc *sch)
 			q->stats.guard_yields++;
 			lat = false;
 		}
-		idx = lat ? __ffs(q->backlogged) : aiclass_pick_training(q);
-		cl = &q->classes[idx];
+		cl = lat ? &q->classes[__ffs(q->backlogged)] :
+			   aiclass_pick_training(q);
 		f = aiclass_pick_flow(q, cl);
 
 		skb = codel_dequeue(sch, &sch->qstats.backlog,
 				    &q->cparams[!lat], &f->cvars, cs,
 				    qdisc_pkt_len, aiclass_skb_time,
 				    aiclass_codel_drop, aiclass_codel_pop);
-		if (!f->qlen)
-			f->tstamp = skb ? aiclass_skb_time(skb) +
-					  f->cvars.ldelay :
-					  codel_get_time();
+		if (!f->qlen) {
+			aiclass_flow_drained(f);
+			aiclass_flow_stamp(f, skb ? (aiclass_cb(skb)->enqueue_time >>
+						     CODEL_SHIFT) + f->cvars.ldelay :
+						    ktime_get_ns() >> CODEL_SHIFT);
+		}
 		if (unlikely(cs->drop_count != drops || cs->ecn_mark ||
 			     cs->ce_mark)) {
 			aiclass_aqm_count(q, cl, cs->drop_count - drops);
@@ -1297,12 +1374,6 @@ static noinline struct sk_buff *aiclass_dequeue_backlog(struct Qdisc *sch)
 		}
 	} while (!skb);
 
-	if (unlikely(drops)) {
-		q->stats.drop_aqm += drops;
-		qdisc_tree_reduce_backlog(sch, drops, cs->drop_len);
-		cs->drop_count = 0;
-		cs->drop_len = 0;
-	}
 	if (!skb)
 		return NULL;
 
@@ -1321,13 +1392,7 @@ static noinline struct sk_buff *aiclass_dequeue_backlog(struct Qdisc *sch)
 	/* CoDel left the packet's sojourn in ldelay, from the time it read
 	 * in codel_dequeue(): no second clock read per packet.
 	 */
-	sojourn = (u64)f->cvars.ldelay << CODEL_SHIFT;
-	aiclass_sojourn(cl, sojourn);
-	/* CoDel's clock, whole: monotonic, unlike enqueue_time + sojourn. */
-	if (q->split_gso && !cfg->rate)
-		aiclass_departure(q, len,
-				  round_down(aiclass_cb(skb)->enqueue_time,
-					     1 << CODEL_SHIFT) + sojourn);
+	aiclass_sojourn(cl, (u64)f->cvars.ldelay << CODEL_SHIFT);
 	if (cfg->rate)
 		q->t_next = max(q->t_next, now > q->shaper_slack_ns ?
 					   now - q->shaper_slack_ns : 0) +
@@ -1338,17 +1403,57 @@ static noinline struct sk_buff *aiclass_dequeue_backlog(struct Qdisc *sch)
 	return skb;
 }
 
+/* Tell the parents about the packets CoDel dropped.  When the last of them
+ * leaves sch empty, qdisc_tree_reduce_backlog() has the parents deactivate
+ * this class of theirs: after a peek it must see the peeked packet counted
+ * (as fq_codel_peek()), or a parent that peeks (hfsc, qfq) loses track of
+ * a child that still holds a packet.
+ */
+static void aiclass_report_drops(struct Qdisc *sch)
+{
+	struct aiclass_sched_data *q = qdisc_priv(sch);
+	struct codel_stats *cs = &q->cstats;
+
+	if (likely(!cs->drop_count))
+		return;
+	q->stats.drop_aqm += cs->drop_count;
+	qdisc_tree_reduce_backlog(sch, cs->drop_count, cs->drop_len);
+	cs->drop_count = 0;
+	cs->drop_len = 0;
+}
+
 /* The parent asks again after every packet until it gets none: the empty
  * answer costs no more than this test.
  */
 static struct sk_buff *aiclass_dequeue(struct Qdisc *sch)
 {
 	struct aiclass_sched_data *q = qdisc_priv(sch);
+	struct sk_buff *skb;
 
 	/* sch->q.qlen also counts packets requeued in sch->gso_skb. */
 	if (!q->backlogged)
 		return NULL;
-	return aiclass_dequeue_backlog(sch);
+	skb = aiclass_dequeue_backlog(sch);
+	aiclass_report_drops(sch);
+	return skb;
+}
+
+static struct sk_buff *aiclass_peek(struct Qdisc *sch)
+{
+	struct aiclass_sched_data *q = qdisc_priv(sch);
+	struct sk_buff *skb = skb_peek(&sch->gso_skb);
+
+	if (skb || !q->backlogged)
+		return skb;
+	skb = aiclass_dequeue_backlog(sch);
+	if (skb) {
+		__skb_queue_head(&sch->gso_skb, skb);
+		/* still part of the queue */
+		qdisc_qstats_backlog_inc(sch, skb);
+		sch->q.qlen++;
+	}
+	aiclass_report_drops(sch);
+	return skb;
 }
 
 /* Reset, configuration */
@@ -1371,8 +1476,11 @@ static void aiclass_purge(struct Qdisc *sch)
 			f->backlog = 0;
 			f->mem = 0;
 			f->flags &= ~AICLASS_FLOW_SHARED;
+			aiclass_flow_drained(f);
 			list_del_init(&f->flowchain);
 		}
+		list_del_init(&cl->alist);
+		cl->nflows = 0;
 		cl->qlen = 0;
 		cl->backlog = 0;
 		cl->deficit = 0;
@@ -1410,8 +1518,6 @@ static void aiclass_reset(struct Qdisc *sch)
 		q->classes[i].sojourn_max = 0;
 	}
 	q->t_next = 0;
-	q->win_start = 0;
-	q->departure_rate = 0;
 	qdisc_watchdog_cancel(&q->watchdog);
 }
 
@@ -1618,8 +1724,38 @@ static int aiclass_stage(struct nlattr **tb, struct aiclass_config *cfg,
 	return 0;
 }
 
+/* Append backlogged flow from's queue, in order, to flow to's (linked in
+ * class idx if empty), and leave from empty and out of every list.
+ */
+static void aiclass_flow_splice(struct aiclass_sched_data *q,
+				struct aiclass_flow *from, struct aiclass_flow *to,
+				unsigned int idx)
+{
+	unsigned int cls = from->cls;
+
+	aiclass_class_account(q, cls, -from->qlen, -from->backlog, -from->mem);
+	aiclass_flow_unlink(q, from);
+	if (!to->qlen) {
+		aiclass_flow_link(q, to, idx);
+		to->head = from->head;
+	} else {
+		aiclass_flow_tail(to)->next = from->head;
+		to->head->prev = from->head->prev;
+	}
+	aiclass_class_account(q, to->cls, from->qlen, from->backlog, from->mem);
+	to->qlen += from->qlen;
+	to->backlog += from->backlog;
+	to->mem += from->mem;
+	from->head = NULL;
+	from->qlen = 0;
+	from->backlog = 0;
+	from->mem = 0;
+	from->flags &= ~AICLASS_FLOW_SHARED;
+}
+
 /* Under the tree lock: packets in classes that no longer exist move to the
- * lowest latency band or to the default training class.
+ * lowest latency band or to the default training class; a spill queue's
+ * join the spill queue there, behind what it holds.
  */
 static void aiclass_rehome_classes(struct aiclass_sched_data *q)
 {
@@ -1635,60 +1771,89 @@ static void aiclass_rehome_classes(struct aiclass_sched_data *q)
 		while (!list_empty(&q->classes[i].flows)) {
 			f = list_first_entry(&q->classes[i].flows,
 					     struct aiclass_flow, flowchain);
-			aiclass_flow_move(q, f, to);
+			if (f->flags & AICLASS_FLOW_SPILL)
+				aiclass_flow_splice(q, f, &q->classes[to].spill,
+						    to);
+			else
+				aiclass_flow_move(q, f, to);
 		}
 	}
 }
 
-/* Under the tree lock: move every backlogged flow, its queue whole, to its
- * slot in a new table of n slots (as sch_fq moves flows, not packets): one
- * step per backlogged flow.  Flows that meet in a shared slot keep their
- * order, one queue after the other.
+/* Under the tree lock: move every backlogged flow of the table, its queue
+ * whole, to its slot in a new table of n slots (as sch_fq moves flows, not
+ * packets): one step per backlogged flow.  Flows that meet in a shared slot
+ * keep their order, one queue after the other; spill queues stay.
  */
 static void aiclass_rehash(struct aiclass_sched_data *q,
 			   struct aiclass_flow *flows, u32 n)
 {
-	codel_time_t now = codel_get_time();
+	u64 now = ktime_get_ns() >> CODEL_SHIFT;
 	struct aiclass_flow *f, *nf, *tmp;
-	unsigned int i, cls;
+	unsigned int i;
 	LIST_HEAD(old);
 
 	for (i = 0; i < AICLASS_MAX_CLASSES; i++)
-		list_splice_tail_init(&q->classes[i].flows, &old);
+		list_for_each_entry_safe(f, tmp, &q->classes[i].flows, flowchain)
+			if (!(f->flags & AICLASS_FLOW_SPILL))
+				list_move_tail(&f->flowchain, &old);
 
 	list_for_each_entry_safe(f, tmp, &old, flowchain) {
-		list_del_init(&f->flowchain);
-		nf = aiclass_flow_find(q, flows, n - 1, f->key, now);
-		cls = f->cls;
-		/* The packets leave f's class and join nf's. */
+		/* Back in its class for the splice to take it out again. */
+		list_move_tail(&f->flowchain, &q->classes[f->cls].flows);
+		nf = aiclass_flow_find(q, flows, n - 1, f->key, NULL, now);
 		if (!nf->qlen) {
 			nf->cvars = f->cvars;
 			nf->burst = f->burst;
 			nf->level = f->level;
 			nf->flags |= f->flags;
 			nf->tstamp = f->tstamp;
-			aiclass_flow_link(q, nf, cls);
-			nf->head = f->head;
-		} else {
-			aiclass_class_account(q, cls, -f->qlen, -f->backlog,
-					      -f->mem);
-			aiclass_class_account(q, nf->cls, f->qlen, f->backlog,
-					      f->mem);
-			aiclass_flow_tail(nf)->next = f->head;
-			nf->head->prev = f->head->prev;
+			nf->tstamp_hi = f->tstamp_hi;
 		}
-		nf->qlen += f->qlen;
-		nf->backlog += f->backlog;
-		nf->mem += f->mem;
+		aiclass_flow_splice(q, f, nf, f->cls);
 	}
-	for (i = 0; i < AICLASS_MAX_CLASSES; i++)
-		if (list_empty(&q->classes[i].flows))
-			aiclass_class_deactivate(q, i);
 	q->flows = flows;
 	q->flows_mask = n - 1;
 }
 
-static void aiclass_commit_derived(struct Qdisc *sch)
+/* Is the link slower than 1 Gbit/s?  The shaper's rate, else the
+ * device's link speed; a device that tells no speed (dummy, most tunnels)
+ * is taken as fast.  Never a measured rate: after an idle gap it reads as
+ * a slow link, and every GSO packet of a fast NIC would be split.  Under
+ * RTNL, outside the tree lock (a driver may sleep to answer).
+ */
+static bool aiclass_slow_link(struct Qdisc *sch, u64 rate)
+{
+	struct ethtool_link_ksettings ks;
+
+	if (rate)
+		return rate < AICLASS_SPLIT_GSO_RATE;
+	if (__ethtool_get_link_ksettings(qdisc_dev(sch), &ks))
+		return false;
+	return ks.base.speed != SPEED_UNKNOWN &&
+	       ks.base.speed < AICLASS_SPLIT_GSO_SPEED;
+}
+
+/* The shaper holds packets back, which a parent that schedules (htb, hfsc,
+ * drr, qfq, ets) takes for a class gone empty: say so, the rate belongs to
+ * the root (or to an mq's child, which the device's queue dequeues).
+ */
+static void aiclass_warn_child_rate(struct Qdisc *sch, u64 rate,
+				    struct netlink_ext_ack *extack)
+{
+	struct Qdisc *root;
+
+	if (!rate || sch->parent == TC_H_ROOT)
+		return;
+	root = rtnl_dereference(qdisc_dev(sch)->qdisc);
+	if (TC_H_MAJ(root->handle) == TC_H_MAJ(sch->parent) &&
+	    (!strcmp(root->ops->id, "mq") || !strcmp(root->ops->id, "mqprio")))
+		return;
+	NL_SET_ERR_MSG_MOD(extack,
+			   "rate shapes at the root: as a child, aiclass holds back packets its parent expects; let the parent shape");
+}
+
+static void aiclass_commit_derived(struct Qdisc *sch, bool slow)
 {
 	struct aiclass_sched_data *q = qdisc_priv(sch);
 	const struct aiclass_config *cfg = &q->cfg;
@@ -1703,9 +1868,7 @@ static void aiclass_commit_derived(struct Qdisc *sch)
 	q->parse_ip = !!cfg->roce_port ||
 		      memchr_inv(cfg->dscpmap, AICLASS_DSCPMAP_AUTO,
 				 AICLASS_DSCPMAP_LEN);
-	q->split_gso = cfg->split_gso &&
-		       (!cfg->rate || cfg->rate < AICLASS_SPLIT_GSO_RATE);
-	q->win_start = 0;	/* measured only while split_gso needs it */
+	q->split_gso = cfg->split_gso && slow;
 
 	for (i = 0; i < ARRAY_SIZE(q->cparams); i++) {
 		q->cparams[i].target = aiclass_us_to_codel(cfg->target);
@@ -1764,7 +1927,6 @@ static void aiclass_trim(struct Qdisc *sch, u32 old_lat_limit)
 	unsigned int i, qlen = sch->q.qlen, backlog = sch->qstats.backlog;
 	struct aiclass_class *cl;
 	struct aiclass_flow *f;
-	u64 *reason;
 
 	for (i = 0; i < q->cfg.lat_bands && q->cfg.lat_limit < old_lat_limit;
 	     i++) {
@@ -1775,14 +1937,25 @@ static void aiclass_trim(struct Qdisc *sch, u32 old_lat_limit)
 			aiclass_drop_head(sch, f, &q->stats.drop_band, NULL);
 		}
 	}
-	aiclass_drop_training(sch, 0, 0, false, NULL);
-	while (aiclass_full(sch, 0, 0) && (q->backlogged & AICLASS_LAT_MASK)) {
-		cl = &q->classes[__fls(q->backlogged & AICLASS_LAT_MASK)];
-		reason = q->memory_used > q->cfg.memory_limit ?
-			 &q->stats.drop_memory : &q->stats.drop_overlimit;
+	/* Training first, a packet from each flow and class in turn: one
+	 * step per drop, where the fattest flow would cost a scan each.
+	 */
+	while (aiclass_full(sch, 0, 0) && q->train_qlen) {
+		cl = list_first_entry(&q->train_active, struct aiclass_class,
+				      alist);
 		f = list_first_entry(&cl->flows, struct aiclass_flow,
 				     flowchain);
-		aiclass_drop_head(sch, f, reason, NULL);
+		aiclass_drop_head(sch, f, aiclass_limit_reason(q, 0), NULL);
+		if (f->qlen)
+			list_move_tail(&f->flowchain, &cl->flows);
+		if (cl->qlen)
+			list_move_tail(&cl->alist, &q->train_active);
+	}
+	while (aiclass_full(sch, 0, 0) && (q->backlogged & AICLASS_LAT_MASK)) {
+		cl = &q->classes[__fls(q->backlogged & AICLASS_LAT_MASK)];
+		f = list_first_entry(&cl->flows, struct aiclass_flow,
+				     flowchain);
+		aiclass_drop_head(sch, f, aiclass_limit_reason(q, 0), NULL);
 	}
 	while (sch->q.qlen > q->cfg.limit &&
 	       aiclass_drop_requeued(sch, &q->stats.drop_overlimit))
@@ -1799,6 +1972,7 @@ static int aiclass_change(struct Qdisc *sch, struct nlattr *opt,
 	struct aiclass_flow *flows = NULL, *old = NULL;
 	struct aiclass_config cfg;
 	u32 old_lat_limit;
+	bool slow;
 	int err;
 
 	if (!opt) {
@@ -1823,6 +1997,8 @@ static int aiclass_change(struct Qdisc *sch, struct nlattr *opt,
 			return -ENOMEM;
 		}
 	}
+	slow = aiclass_slow_link(sch, cfg.rate);
+	aiclass_warn_child_rate(sch, cfg.rate, extack);
 
 	sch_tree_lock(sch);
 	if (cfg.rate != q->cfg.rate) {
@@ -1835,7 +2011,7 @@ static int aiclass_change(struct Qdisc *sch, struct nlattr *opt,
 	}
 	old_lat_limit = q->cfg.lat_limit;
 	q->cfg = cfg;
-	aiclass_commit_derived(sch);
+	aiclass_commit_derived(sch, slow);
 	aiclass_rehome_classes(q);
 	if (flows) {
 		old = q->flows;
@@ -1859,9 +2035,16 @@ static int aiclass_init(struct Qdisc *sch, struct nlattr *opt,
 	BUILD_BUG_ON(sizeof(struct aiclass_flow) > 96);
 	BUILD_BUG_ON(AICLASS_MIN_FLOWS % AICLASS_FLOW_WAYS);
 
+	INIT_LIST_HEAD(&q->train_active);
 	for (i = 0; i < AICLASS_MAX_CLASSES; i++) {
-		INIT_LIST_HEAD(&q->classes[i].flows);
-		gnet_stats_basic_sync_init(&q->classes[i].bstats);
+		struct aiclass_class *cl = &q->classes[i];
+
+		INIT_LIST_HEAD(&cl->flows);
+		INIT_LIST_HEAD(&cl->alist);
+		INIT_LIST_HEAD(&cl->spill.flowchain);
+		cl->spill.flags = AICLASS_FLOW_SPILL;
+		codel_vars_init(&cl->spill.cvars);
+		gnet_stats_basic_sync_init(&cl->bstats);
 	}
 	qdisc_watchdog_init(&q->watchdog, sch);
 	for (i = 0; i < ARRAY_SIZE(q->cparams); i++)
@@ -1916,7 +2099,8 @@ static int aiclass_init(struct Qdisc *sch, struct nlattr *opt,
 		return -ENOMEM;
 	}
 	q->flows_mask = cfg->flows - 1;
-	aiclass_commit_derived(sch);
+	aiclass_warn_child_rate(sch, cfg->rate, extack);
+	aiclass_commit_derived(sch, aiclass_slow_link(sch, cfg->rate));
 	return 0;
 }
 
@@ -2018,12 +2202,9 @@ static int aiclass_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
 
 	sch_tree_lock(sch);
 	st = q->stats;
-	/* Counted here (as fq_codel counts its lists): the hot path keeps
-	 * no count of backlogged flows.
-	 */
 	active_flows = 0;
 	for (i = 0; i < AICLASS_MAX_CLASSES; i++)
-		active_flows += list_count_nodes(&q->classes[i].flows);
+		active_flows += q->classes[i].nflows;
 	memory_used = q->memory_used;
 	sch_tree_unlock(sch);
 
@@ -2240,7 +2421,7 @@ static int aiclass_class_dump_stats(struct Qdisc *sch, unsigned long arg,
 	qstats = cl->qstats;
 	qstats.backlog = cl->backlog;
 	qlen = cl->qlen;
-	active_flows = list_count_nodes(&cl->flows);
+	active_flows = cl->nflows;
 	deficit = cl->deficit;
 	sojourn_avg = cl->sojourn_avg;
 	sojourn_max = cl->sojourn_max;
@@ -2312,7 +2493,7 @@ static struct Qdisc_ops aiclass_qdisc_ops __read_mostly = {
 	.priv_size	= sizeof(struct aiclass_sched_data),
 	.enqueue	= aiclass_enqueue,
 	.dequeue	= aiclass_dequeue,
-	.peek		= qdisc_peek_dequeued,
+	.peek		= aiclass_peek,
 	.init		= aiclass_init,
 	.reset		= aiclass_reset,
 	.destroy	= aiclass_destroy,
