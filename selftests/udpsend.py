@@ -38,7 +38,9 @@ def main():
                    help="UDP_SEGMENT: send each datagram as one GSO packet "
                    "of segments of this many payload bytes")
     p.add_argument("-i", "--interval", type=float, default=0,
-                   help="seconds between datagrams")
+                   help="seconds between rounds (a datagram per flow)")
+    p.add_argument("-e", "--each", action="store_true",
+                   help="--interval between every datagram, not round")
     a = p.parse_args()
 
     if a.flows > 1 and not a.sport:
@@ -63,7 +65,9 @@ def main():
             payload = first + bytes(max(size - 1, 0))
         for s in socks:
             s.sendto(payload, (a.dst, a.port))
-        if a.interval:
+            if a.interval and a.each:
+                time.sleep(a.interval)
+        if a.interval and not a.each:
             time.sleep(a.interval)
 
 
