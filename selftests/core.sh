@@ -8,55 +8,7 @@
 # fails on the module before its fix (see docs/testing.md).
 . "$(dirname "$0")/lib.sh"
 . "$(dirname "$0")/pktgen.sh"
-
-DEV=aic0
-DST=198.18.0.2
-SEND="python3 $TOP/selftests/udpsend.py"
-
-# ------------------------------------------------------------- helpers ----
-
-dev_setup() {
-	dummy_dev "$DEV" 198.18.0.1/24
-}
-
-# aq OPTIONS...: a fresh aiclass, handle 1:, root of $DEV.
-aq() {
-	tc qdisc del dev "$DEV" root 2>/dev/null || true
-	tc qdisc add dev "$DEV" root handle 1: aiclass "$@"
-}
-
-# class_pkts CLASS [dropped]: packets sent (or dropped) by CLASS of $DEV.
-class_pkts() {
-	tc -s class show dev "$DEV" | awk -v c="$1" -v f="${2:-sent}" '
-		$1 == "class" { cur = $3 }
-		cur == c && $1 == "Sent" {
-			if (f == "sent") print $4
-			else { sub(",", "", $7); print $7 }
-			exit
-		}'
-}
-
-# class_bytes: "CLASS BYTES" per line, all classes of $DEV from one dump.
-class_bytes() {
-	tc -s class show dev "$DEV" |
-		awk '$1 == "class" { c = $3 } $1 == "Sent" { print c, $2 }'
-}
-
-# window SECONDS CLASS...: bytes each class sent over SECONDS, in W_<minor>,
-# their sum in W_TOTAL.
-window() {
-	local secs=$1 s0 s1 c
-	shift
-	s0=$(class_bytes)
-	sleep "$secs"
-	s1=$(class_bytes)
-	W_TOTAL=0
-	for c in "$@"; do
-		declare -g "W_$c=$(( $(echo "$s1" | awk -v c="1:$c" '$1 == c { print $2 }') -
-				    $(echo "$s0" | awk -v c="1:$c" '$1 == c { print $2 }') ))"
-		W_TOTAL=$((W_TOTAL + $(eval echo "\$W_$c")))
-	done
-}
+. "$(dirname "$0")/dummy.sh"
 
 # root_backlog: packets the root qdisc of $DEV holds.
 root_backlog() {
@@ -158,18 +110,18 @@ test_codel_drained_flow() {
 	pg_start
 	sleep 1
 	for r in 1 2 3; do
-		d0=$(class_pkts 1:12 dropped)
+		d0=$(class_stat 1:12 dropped)
 		$SEND "$DST" 7000 -n 200 -s 1000 -S 7777 -p 0x10012
 		for _ in $(seq 100); do
 			[ "$(class_backlog 1:12)" = 0 ] && break
 			sleep 0.1
 		done
-		d1=$(class_pkts 1:12 dropped)
+		d1=$(class_stat 1:12 dropped)
 		phase=$((phase + d1 - d0))
 		sleep 2
 		$SEND "$DST" 7000 -n 4 -s 1000 -S 7777 -p 0x10012
 		sleep 0.5
-		lost=$((lost + $(class_pkts 1:12 dropped) - d1))
+		lost=$((lost + $(class_stat 1:12 dropped) - d1))
 	done
 	pg_stop
 	echo "CoDel dropped $phase of 3 x 200 in the floods, $lost of 3 x 4 in the returning bursts"
@@ -226,7 +178,7 @@ test_full_table_cnp() {
 	echo "flows_shared $(aiclass_xstat flows_shared)"
 	[ "$(aiclass_xstat flows_shared)" -gt 0 ] ||
 		fail "no packet shared a slot: the table was not full"
-	check_eq "$(class_pkts 1:1)" 200 "CNPs sent through 1:1"
+	check_eq "$(class_stat 1:1 pkts)" 200 "CNPs sent through 1:1"
 }
 
 # An elephant in its compute phase keeps its slot while short RPC flows
@@ -238,13 +190,13 @@ test_churn_keeps_elephant() {
 	aq flows 16 rate 4mbit idle 1ms forget 60s
 	$SEND "$DST" 7000 -n 400 -s 1000 -S 7700
 	for _ in $(seq 50); do [ "$(root_backlog)" = 0 ] && break; sleep 0.1; done
-	[ "$(class_pkts 1:11)" -gt 0 ] || fail "the elephant never reached 1:11"
+	[ "$(class_stat 1:11 pkts)" -gt 0 ] || fail "the elephant never reached 1:11"
 	# 64 one-packet flows, 2 ms apart: each is over (idle) before the next.
 	$SEND "$DST" 7001 -n 1 -s 100 -S 20000 -f 64 -i 0.002 -e
-	before=$(class_pkts 1:11)
+	before=$(class_stat 1:11 pkts)
 	$SEND "$DST" 7000 -n 10 -s 1000 -S 7700
 	sleep 0.5
-	check_eq "$(($(class_pkts 1:11) - before))" 10 \
+	check_eq "$(($(class_stat 1:11 pkts) - before))" 10 \
 		"the elephant's next burst in 1:11 after the churn"
 }
 
@@ -262,7 +214,7 @@ test_chatty_flow_keeps_band() {
 	sleep 1
 	$SEND "$DST" 7000 -n 1500 -s 200 -i 0.001 -S 7800
 	sleep 0.5
-	check_eq "$(class_pkts 1:1)" 1500 "chatty flow's packets in 1:1 (300 KB)"
+	check_eq "$(class_stat 1:1 pkts)" 1500 "chatty flow's packets in 1:1 (300 KB)"
 	$SEND "$DST" 7000 -n 400 -s 1000 -S 7801
 	sleep 1
 	pg_stop
