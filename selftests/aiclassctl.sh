@@ -3,8 +3,9 @@
 # aiclassctl against the real module: show (text and JSON, checked against
 # tc -s -j), set (changes exactly what it names; refusals change nothing
 # and show the kernel's message), watch under tmux, apply and the presets,
-# error messages and exit codes, valgrind.  Runs on a dummy device with
-# IPv6 off, so that nothing but our own pings goes through the qdisc.
+# metrics (Prometheus text, checked by promtool), error messages and exit
+# codes, valgrind.  Runs on a dummy device with IPv6 off, so that nothing
+# but our own pings goes through the qdisc.
 . "$(dirname "$0")/lib.sh"
 
 DEV=aicctl0
@@ -432,6 +433,7 @@ test_valgrind() {
 	expect_err "rolled back"
 	expect_rc 3 "${vg[@]}" "$CTL" set dev lo burst 90kb
 	expect_rc 0 "${vg[@]}" "$CTL" watch dev "$DEV" --count 2 --interval 0.2
+	expect_rc 0 "${vg[@]}" "$CTL" metrics
 }
 
 
@@ -667,7 +669,7 @@ for e in errors:
 sys.exit(1 if errors else 0)
 PY
 	local c
-	for c in show set watch apply profile options help; do
+	for c in show set watch metrics apply profile options help; do
 		expect_rc 0 ctl help "$c"
 		grep -q "^Usage: aiclassctl .*$c" "$TMP/out" || fail "help $c prints no usage"
 		[ "$c" = help ] || expect_rc 0 ctl "$c" help
@@ -802,6 +804,131 @@ test_man_pages_match_table() {
 		grep -qxF "[98304, 500]" || fail "the example was not applied"
 }
 
+# Issue 26: aiclassctl metrics on a live qdisc that has seen traffic:
+# valid for promtool, every counter of show --json once with its value,
+# names and labels as aiclassctl.8 says, each series once across several
+# instances, and the man page's textfile-collector line writes the file.
+test_metrics() {
+	local mq=aicmq1 man=$TOP/tools/aiclassctl/aiclassctl.8
+	command -v promtool >/dev/null ||
+		skip "no promtool (Debian's prometheus package; make testdeps)"
+	fresh_qdisc
+	ping_some 5
+	ip link add "$mq" numtxqueues 2 type dummy
+	defer ip link del "$mq"
+	tc qdisc add dev "$mq" root handle 1: mq
+	tc qdisc add dev "$mq" parent 1:1 handle 10: aiclass
+	tc qdisc add dev "$mq" parent 1:2 handle 20: aiclass
+	snapshot "$TMP/m.json"
+	expect_rc 0 ctl metrics dev "$DEV"
+	cp "$TMP/out" "$TMP/m.prom"
+	grep -E '^aiclass_(qdisc_packets|class_sojourn_max_seconds)' "$TMP/m.prom"
+	promtool check metrics <"$TMP/m.prom" ||
+		fail "promtool check metrics refused the output"
+	python3 - "$TMP/m.prom" "$TMP/m.json" "$man" <<'PY'
+import json, re, sys
+prom, doc, man = (open(f).read() for f in sys.argv[1:4])
+inst = json.loads(doc)["instances"][0]
+man = man.split("\n.SH METRICS\n")[1].split("\n.SH ")[0]
+errors, types, samples = [], {}, []
+for line in prom.splitlines():
+    m = re.match(r"# TYPE (\w+) (\w+)$", line)
+    if m:
+        types[m.group(1)] = m.group(2)
+        continue
+    if line.startswith("#"):
+        continue
+    m = re.match(r"(\w+)\{(.*)\} (\S+)$", line)
+    if not m:
+        errors.append("not a sample: %r" % line)
+        continue
+    labels = dict(re.findall(r'(\w+)="((?:[^"\\]|\\.)*)"', m.group(2)))
+    samples.append((m.group(1), labels, float(m.group(3))))
+    if m.group(1) not in types:
+        errors.append("%s: no TYPE before its sample" % m.group(1))
+
+def key(name, labels):
+    """the JSON key of a sample's counter"""
+    n = re.sub(r"^aiclass_(qdisc|class)_", "", name)
+    if n == "classified_packets_total":
+        return "cls_" + labels["route"]
+    if n == "drops_by_reason_total":
+        r = labels["reason"]
+        return r if r == "stolen" else "drop_" + r
+    n = {"backlog_bytes": "backlog", "backlog_packets": "qlen"}.get(n, n)
+    return re.sub(r"(_total|_bytes|_seconds)$", "", n)
+
+def check(scope, obj, labels_want, want_n):
+    got = [(n, l, v) for n, l, v in samples if n.startswith("aiclass_%s_" % scope)
+           and all(l.get(k) == v for k, v in labels_want.items())]
+    keys = []
+    for n, l, v in got:
+        k = key(n, l)
+        keys.append(k)
+        extra = set(l) - set(labels_want) - {"route", "reason"}
+        if extra:
+            errors.append("%s: labels %s" % (n, sorted(extra)))
+        if (types.get(n) == "counter") != n.endswith("_total"):
+            errors.append("%s: TYPE %s" % (n, types.get(n)))
+        if n not in man:
+            errors.append("%s: not in aiclassctl.8 METRICS" % n)
+        want = obj.get(k)
+        if want is None:
+            errors.append("%s: no JSON key %s" % (n, k))
+        elif n.endswith("_seconds") and abs(v * 1e9 - want) > 0.5:
+            errors.append("%s %s: %r s, JSON %r ns" % (n, labels_want, v, want))
+        elif not n.endswith("_seconds") and v != want:
+            errors.append("%s %s: %r, JSON %r" % (n, labels_want, v, want))
+    dup = sorted(set(k for k in keys if keys.count(k) > 1))
+    if dup:
+        errors.append("%s %s: more than once: %s" % (scope, labels_want, dup))
+    if len(got) != want_n:
+        errors.append("%s %s: %d samples for %d JSON counters" %
+                      (scope, labels_want, len(got), want_n))
+
+st = inst["stats"]
+check("qdisc", st, {"device": inst["dev"], "handle": inst["handle"]},
+      sum(1 for k, v in st.items() if v is not None))
+for c in inst["classes"]:
+    check("class", c, {"device": inst["dev"], "class": c["class"],
+                       "kind": c["kind"]},
+          sum(1 for k, v in c.items() if v is not None) - 2)
+pk = [v for n, l, v in samples if n == "aiclass_qdisc_packets_total"]
+if not pk or pk[0] < 5:
+    errors.append("aiclass_qdisc_packets_total %r: the pings are not counted" % pk)
+print("%d samples of %d families checked" % (len(samples), len(types)))
+for e in errors:
+    print(e)
+sys.exit(1 if errors else 0)
+PY
+	# every device: ours and both instances under mq, each series once
+	expect_rc 0 ctl metrics
+	promtool check metrics <"$TMP/out" || fail "promtool: all devices"
+	[ "$(grep -cE "^aiclass_qdisc_packets_total\{device=\"($DEV|$mq)\"" "$TMP/out")" -eq 3 ] ||
+		fail "not three instances"
+	grep -v '^#' "$TMP/out" | sed 's/ [^ ]*$//' | sort | uniq -d >"$TMP/dup"
+	[ ! -s "$TMP/dup" ] || fail "series twice: $(head -3 "$TMP/dup")"
+	expect_rc 0 ctl metrics dev "$mq" handle 20:
+	grep -q 'handle="20:"' "$TMP/out" && ! grep -q 'handle="10:"\|class="10:' "$TMP/out" ||
+		fail "handle 20: does not select one instance"
+	expect_rc 3 ctl metrics dev nosuch0
+	expect_rc 1 ctl -j metrics
+	expect_rc 1 ctl metrics --interval 1
+	expect_rc 0 ctl help metrics
+	# the cron line of aiclassctl.8, into a textfile directory of ours
+	mkdir "$TMP/textfile"
+	sed -n '/^\.\\" selftests\/aiclassctl.sh runs the next line$/{n;p}' "$man" |
+		sed 's/^\* \* \* \* \* root //; s/\\-/-/g' |
+		sed "s|/var/lib/prometheus/node-exporter|$TMP/textfile|; s|/usr/sbin/aiclassctl|$CTL|" \
+		>"$TMP/cron.sh"
+	cat "$TMP/cron.sh"
+	grep -q "$TMP/textfile" "$TMP/cron.sh" || fail "no cron line in aiclassctl.8"
+	sh "$TMP/cron.sh"
+	[ "$(ls "$TMP/textfile")" = aiclass.prom ] || fail "textfile: $(ls "$TMP/textfile")"
+	promtool check metrics <"$TMP/textfile/aiclass.prom" ||
+		fail "promtool: the textfile"
+}
+
 # ------------------------------------------------------------------ main
 
 [ -x "$CTL" ] || skip "tools/aiclassctl/aiclassctl is not built (make -C tools/aiclassctl)"
@@ -819,7 +946,7 @@ for d in "$RT2" "$RT3"; do
 	ip link set "$d" up
 done
 
-ktap_plan 21
+ktap_plan 22
 run_case "show --json is valid and matches tc -s -j" test_show_json_matches_tc
 run_case "show prints config, stats and the class table" test_show_text
 run_case "set changes exactly the options it names" test_set_exactly
@@ -832,7 +959,7 @@ run_case "apply a config file" test_apply_file
 run_case "apply --create installs aiclass" test_apply_create
 run_case "profiles training, inference, mixed" test_profiles
 run_case "several instances under mq" test_mq_instances
-run_case "show, set and watch are clean under valgrind" test_valgrind
+run_case "show, set, watch and metrics are clean under valgrind" test_valgrind
 run_case "what tc prints aiclassctl reads, and back, same config" test_roundtrip
 run_case "the option table's ranges and defaults are the module's" test_table_matches_module
 run_case "--help, help COMMAND and the man page agree" test_help_matches_man
@@ -841,4 +968,5 @@ run_case "class minors alone on a qdisc without handle 1:" test_minor_alone
 run_case "10ns, 1.5us, rate 1bit and a wrong major are refused, not converted" test_no_silent_conversion
 run_case "-p is JSON, dev needs DEV, help --help, -n NETNS" test_cli_habits
 run_case "both man pages list every option, default and counter of the table" test_man_pages_match_table
+run_case "metrics: Prometheus text of every counter, valid for promtool" test_metrics
 ktap_finish

@@ -5,7 +5,7 @@
  *	aiclassctl [-j] [-p] [-n NETNS] COMMAND [ARGS]   (usage(), aiclassctl(8))
  *
  * Files: aiclassctl.c (this: global options, commands, help), nl.c
- * (rtnetlink via libnl-3), show.c (show, watch), set.c (set, apply,
+ * (rtnetlink via libnl-3), show.c (show, watch, metrics), set.c (set, apply,
  * profile, the presets); each includes aiclassctl.h and nothing of the
  * others.  The options, stats, units and JSON writer are those of
  * ../lib/aiclass, which the tc plugin shares.
@@ -54,6 +54,10 @@ static const struct {
 	  "only parses and prints the change (dev not needed)\n" },
 	{ "watch", "watch [dev DEV] [handle H] [-i|--interval S] [-n|--count N]",
 	  "live view refreshed every S seconds (default 1); Ctrl-C quits\n" },
+	{ "metrics", "metrics [dev DEV] [handle H]",
+	  "every qdisc's and class's counters in the Prometheus text\n"
+	  "format (aiclass_qdisc_*, aiclass_class_*), for node_exporter's\n"
+	  "textfile collector\n" },
 	{ "apply", "apply FILE [dev DEV] [handle H] [--create] [--check]",
 	  "apply a configuration file (--create installs a root aiclass\n"
 	  "1: first if the device has none)\n" },
@@ -311,6 +315,8 @@ int main(int argc, char **argv)
 		err = cmd_set(sk, argc, argv);
 	else if (!strcmp(cmd, "watch"))
 		err = cmd_watch(sk, argc, argv);
+	else if (!strcmp(cmd, "metrics"))
+		err = cmd_metrics(sk, argc, argv);
 	else if (!strcmp(cmd, "apply"))
 		err = cmd_apply(sk, argc, argv);
 	else

@@ -106,12 +106,13 @@ int ac_report_nlerr(const char *what, const struct ac_nlerr *e);
 double ac_now(void);
 
 /* ------------------------------------------------------------------ */
-/* show.c: show and watch */
+/* show.c: show, watch and metrics */
 
 int cmd_show(struct nl_sock *sk, int argc, char **argv);
 /* An aic_printer that writes the text to f (and no JSON). */
 void ac_text_printer(FILE *f, struct aic_printer *p);
 int cmd_watch(struct nl_sock *sk, int argc, char **argv);
+int cmd_metrics(struct nl_sock *sk, int argc, char **argv);
 
 /* set.c: set, apply, profile */
 

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0
 /*
- * show.c	aiclassctl show (text or one JSON document) and watch (a live
- *		view redrawn in place with ANSI escapes).
+ * show.c	aiclassctl show (text or one JSON document), watch (a live
+ *		view redrawn in place with ANSI escapes) and metrics (the
+ *		Prometheus text exposition format).
  */
 #include <errno.h>
 #include <math.h>
@@ -570,4 +571,183 @@ int cmd_watch(struct nl_sock *sk, int argc, char **argv)
 	fflush(stdout);
 	ac_free_state(&st);
 	return EXIT_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* metrics: the Prometheus text exposition format (version 0.0.4) */
+
+/* tc's own counters of a qdisc or class (struct ac_basic) */
+enum { B_BYTES, B_PACKETS, B_DROPS, B_OVERLIMITS, B_REQUEUES, B_BACKLOG,
+       B_QLEN };
+
+static const struct {
+	int which;
+	struct aic_metric m;
+} basic_metrics[] = {
+	{ B_BYTES, { "bytes_total", NULL, "Bytes sent." } },
+	{ B_PACKETS, { "packets_total", NULL, "Packets sent." } },
+	{ B_DROPS, { "drops_total", NULL, "Packets dropped." } },
+	{ B_OVERLIMITS, { "overlimits_total", NULL,
+			  "Times the qdisc or class was over its limit." } },
+	{ B_REQUEUES, { "requeues_total", NULL, "Packets requeued." } },
+	{ B_BACKLOG, { "backlog_bytes", NULL, "Bytes queued." } },
+	{ B_QLEN, { "backlog_packets", NULL, "Packets queued." } },
+};
+
+static bool basic_value(const struct ac_basic *b, int which, char *buf,
+			size_t len)
+{
+	uint64_t v = 0;
+
+	if (!b->have_basic && (which == B_BYTES || which == B_PACKETS))
+		return false;
+	if (!b->have_queue && which != B_BYTES && which != B_PACKETS)
+		return false;
+	switch (which) {
+	case B_BYTES:
+		v = b->bytes;
+		break;
+	case B_PACKETS:
+		v = b->packets;
+		break;
+	case B_DROPS:
+		v = b->drops;
+		break;
+	case B_OVERLIMITS:
+		v = b->overlimits;
+		break;
+	case B_REQUEUES:
+		v = b->requeues;
+		break;
+	case B_BACKLOG:
+		v = b->backlog;
+		break;
+	case B_QLEN:
+		v = b->qlen;
+		break;
+	}
+	snprintf(buf, len, "%llu", (unsigned long long)v);
+	return true;
+}
+
+/* A label value: backslash, double quote and newline escaped. */
+static void prom_label(FILE *f, const char *name, const char *v, bool comma)
+{
+	fprintf(f, "%s%s=\"", comma ? "," : "", name);
+	for (; *v; v++) {
+		if (*v == '\\' || *v == '"')
+			fputc('\\', f);
+		if (*v == '\n')
+			fputs("\\n", f);
+		else
+			fputc(*v, f);
+	}
+	fputc('"', f);
+}
+
+struct prom {
+	FILE *f;
+	char last[96];		/* the family whose HELP and TYPE are out */
+};
+
+/* HELP and TYPE before the first sample of a family, then the sample. */
+static void prom_sample(struct prom *pr, const char *scope,
+			const struct aic_metric *m,
+			const struct ac_instance *in,
+			const struct ac_class *cl, const char *value)
+{
+	char name[96], h[16];
+	size_t n;
+
+	snprintf(name, sizeof(name), "aiclass_%s_%s", scope, m->name);
+	if (strcmp(name, pr->last)) {
+		n = strlen(name);
+		fprintf(pr->f, "# HELP %s %s\n# TYPE %s %s\n", name, m->help,
+			name, n > 6 && !strcmp(name + n - 6, "_total") ?
+			"counter" : "gauge");
+		snprintf(pr->last, sizeof(pr->last), "%s", name);
+	}
+	fprintf(pr->f, "%s{", name);
+	prom_label(pr->f, "device", in->dev, false);
+	if (cl) {
+		snprintf(h, sizeof(h), "%x:%x", cl->classid >> 16,
+			 cl->classid & 0xffff);
+		prom_label(pr->f, "class", h, true);
+		prom_label(pr->f, "kind", class_kind(cl), true);
+	} else {
+		prom_label(pr->f, "handle", aic_fmt_handle(h, sizeof(h),
+			   in->handle), true);
+	}
+	if (m->label)
+		fprintf(pr->f, ",%s", m->label);
+	fprintf(pr->f, "} %s\n", value);
+}
+
+/*
+ * Family by family (the format wants a family's samples together): the
+ * qdiscs' metrics, then the classes'; tc's counters first, then the
+ * module's from the shared stat table.
+ */
+static void print_metrics(FILE *f, const struct ac_state *st)
+{
+	struct prom pr = { .f = f };
+	const struct aic_metric *m;
+	unsigned int k;
+	char v[32];
+	int i, c;
+
+	for (k = 0; k < ARRAY_SIZE(basic_metrics); k++)
+		for (i = 0; i < st->ninst; i++)
+			if (basic_value(&st->inst[i].b, basic_metrics[k].which,
+					v, sizeof(v)))
+				prom_sample(&pr, "qdisc", &basic_metrics[k].m,
+					    &st->inst[i], NULL, v);
+	for (k = 0; (m = aic_qmetric(k)); k++)
+		for (i = 0; i < st->ninst; i++)
+			if (aic_qmetric_value(&st->inst[i].st, k, v, sizeof(v)))
+				prom_sample(&pr, "qdisc", m, &st->inst[i], NULL,
+					    v);
+	for (k = 0; k < ARRAY_SIZE(basic_metrics); k++)
+		for (i = 0; i < st->ninst; i++)
+			for (c = 0; c < st->inst[i].ncls; c++)
+				if (basic_value(&st->inst[i].cls[c].b,
+						basic_metrics[k].which, v,
+						sizeof(v)))
+					prom_sample(&pr, "class",
+						    &basic_metrics[k].m,
+						    &st->inst[i],
+						    &st->inst[i].cls[c], v);
+	for (k = 0; (m = aic_cmetric(k)); k++)
+		for (i = 0; i < st->ninst; i++)
+			for (c = 0; c < st->inst[i].ncls; c++)
+				if (aic_cmetric_value(&st->inst[i].cls[c].cs,
+						      k, v, sizeof(v)))
+					prom_sample(&pr, "class", m,
+						    &st->inst[i],
+						    &st->inst[i].cls[c], v);
+}
+
+int cmd_metrics(struct nl_sock *sk, int argc, char **argv)
+{
+	struct view_args va = { .interval = -1 };
+	struct ac_state st = { 0 };
+	int ifindex, err;
+
+	err = parse_view_args("metrics", argc, argv, &va);
+	if (err)
+		return err;
+	if (va.interval != -1 || va.count) {
+		ac_err("metrics: --interval and --count are for show and watch");
+		return EXIT_USAGE;
+	}
+	if (ac_json) {
+		ac_err("metrics: the output is Prometheus text; --json is for show");
+		return EXIT_USAGE;
+	}
+	err = first_sample(sk, &va, &ifindex, &st);
+	if (err)
+		return err;
+	print_metrics(stdout, &st);
+	ac_free_state(&st);
+	return fflush(stdout) || ferror(stdout) ? EXIT_SYS : EXIT_OK;
 }

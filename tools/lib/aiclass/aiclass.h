@@ -185,6 +185,29 @@ void aic_print_qstats(const struct aic_stats *s, const struct aic_printer *p);
 void aic_print_cstats(const struct aic_stats *s, const struct aic_printer *p);
 const char *aic_kind_name(uint64_t kind);
 
+/*
+ * The stats as Prometheus metrics (aiclassctl metrics), names as
+ * node_exporter's: the family after "aiclass_qdisc_" or "aiclass_class_"
+ * (a counter's ends in _total; base units, _bytes, _seconds), the label
+ * that tells this stat from the others of its family (route="auto",
+ * reason="aqm") or NULL, the HELP text.  The stats of one family are
+ * next to each other in the table.
+ */
+struct aic_metric {
+	const char *name;	/* NULL: the stat has no metric (kind) */
+	const char *label;
+	const char *help;
+};
+
+/* The metric of the i-th qdisc (class) stat; NULL past the last. */
+const struct aic_metric *aic_qmetric(unsigned int i);
+const struct aic_metric *aic_cmetric(unsigned int i);
+/* Its value as the exposition format writes it; false when not sent. */
+bool aic_qmetric_value(const struct aic_stats *s, unsigned int i, char *buf,
+		       size_t len);
+bool aic_cmetric_value(const struct aic_stats *s, unsigned int i, char *buf,
+		       size_t len);
+
 /* ------------------------------------------------------------------ JSON */
 
 #define AIC_JSON_DEPTH	16
