@@ -23,6 +23,9 @@
 #   make uninstall       all of that removed again (uninstall-tools: the
 #                        userspace part)
 #   make dkms            register with DKMS, build and install for $(KVER)
+#   make deb             Debian packages aiclass-dkms and aiclass (debian/),
+#                        built in a copy of the tree under build/deb/ and
+#                        checked with lintian; the .deb files land there
 #
 # Which kernel.  Building (make, make module, check, demo, bench): KVER=
 # and KDIR= as given, else the running kernel when its headers exist, else
@@ -193,6 +196,24 @@ dkms-remove:
 	dkms remove -m aiclass -v $(VERSION) --all
 	rm -rf /usr/src/aiclass-$(VERSION)
 
+# Debian packages: dpkg-buildpackage in a copy of the tree (the files git
+# knows, committed or not), so that the checkout's own builds and objects
+# are left alone; the version is VERSION's, which debian/changelog must
+# have too.  lintian fails the build on an error.
+DEB_DIR ?= build/deb
+DEB_SRC = $(DEB_DIR)/aiclass-$(VERSION)
+deb:
+	@v=$$(dpkg-parsechangelog -S Version) && [ "$$v" = "$(VERSION)" ] || { \
+		echo "debian/changelog is at $$v, VERSION at $(VERSION):" \
+			"add a changelog entry (dch -v $(VERSION))" >&2; exit 1; }
+	rm -rf $(DEB_SRC)
+	mkdir -p $(DEB_SRC)
+	git ls-files -z --cached --others --exclude-standard -- . ':!:build' | \
+		tar --null -T - --ignore-failed-read -cf - | tar -xf - -C $(DEB_SRC)
+	cd $(DEB_SRC) && dpkg-buildpackage -us -uc -b
+	lintian --fail-on error $(DEB_DIR)/aiclass_$(VERSION)_$$(dpkg-architecture -qDEB_HOST_ARCH).changes
+	@ls -1 $(DEB_DIR)/*_$(VERSION)_*.deb
+
 clean:
 	if [ -d $(KDIR) ]; then $(MAKE) -C $(KDIR) M=$(CURDIR) clean; fi
 	rm -rf build
@@ -201,4 +222,4 @@ clean:
 .PHONY: all module headers modules-check $(SUBDIRS) deps testdeps check \
 	check-static check-dkms vmcheck check-debug demo bench install \
 	install-module install-tools uninstall uninstall-module \
-	uninstall-tools dkms dkms-remove clean
+	uninstall-tools dkms dkms-remove deb clean
