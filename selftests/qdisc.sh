@@ -86,8 +86,9 @@ test_route_auto() {
 	# a long forget so that a slow guest (a debug kernel under TCG takes
 	# seconds per command) never outlasts it between the two bursts.  A
 	# burst counts by what it queues, so a shaper far below the sender's
-	# pace: only the first few packets leave before a quantum waits.
-	aq idle 1s forget 600s rate 4mbit
+	# pace: only the first few packets leave before a quantum waits; and
+	# a CoDel target above the queue's 0.8 s, so that none is dropped.
+	aq idle 1s forget 600s rate 4mbit target 1s interval 10s
 	send 7000 -n 400 -s 1000 -S 7700
 	wait_drained
 	# 1000 payload + 8 UDP + 20 IP + 14 Ethernet bytes a packet; bursts
@@ -499,7 +500,7 @@ test_slow_rate_after_boot() {
 test_reset_forgets() {
 	local before
 	dev_setup
-	aq idle 10s rate 4mbit
+	aq idle 10s rate 4mbit target 1s interval 10s
 	send 7000 -n 300 -s 1000 -S 8000
 	wait_drained
 	[ "$(class_stat 1:11 pkts)" -gt 0 ] || fail "the burst never reached 1:11"
