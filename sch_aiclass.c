@@ -2520,3 +2520,7 @@ module_exit(aiclass_module_exit);
 MODULE_AUTHOR("The aiclass developers");
 MODULE_DESCRIPTION("AI training/inference classifying packet scheduler");
 MODULE_LICENSE("GPL");
+/* Kbuild passes the project's version (the VERSION file). */
+#ifdef AICLASS_VERSION
+MODULE_VERSION(AICLASS_VERSION);
+#endif

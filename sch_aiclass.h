@@ -71,6 +71,8 @@
 #define AICLASS_DSCPMAP_LEN		64	/* DSCP 0 .. 63 */
 #define AICLASS_DSCPMAP_AUTO		0	/* dscpmap entry: next route */
 #define AICLASS_MIN_RATE		64			/* bytes/s */
+#define AICLASS_MIN_SLO			10			/* us */
+#define AICLASS_MAX_SLO			(1000 * 1000)		/* us */
 
 /* Qdisc options: nested in TCA_OPTIONS. */
 enum {
@@ -138,6 +140,19 @@ enum {
 					 * 1 Gbit/s: the shaper's rate, or else
 					 * the rate packets leave at
 					 */
+	TCA_AICLASS_SLOS,		/* nest: TCA_AICLASS_SLO per latency
+					 * band from 1:1 up, 1 to lat_bands of
+					 * them; bands not given keep theirs
+					 */
+	TCA_AICLASS_SLO,		/* u32: us, latency SLO of a band: the
+					 * sojourn its packets should stay
+					 * under, 0 = off
+					 */
+	TCA_AICLASS_SLO_TRAINING,	/* u8: 1 = the last latency band
+					 * downgrades its excess into the
+					 * default training class, 0 = it
+					 * only counts (default)
+					 */
 	__TCA_AICLASS_MAX
 };
 
@@ -150,6 +165,9 @@ enum {
 	TCA_AICLASS_CLASS_UNSPEC,
 	TCA_AICLASS_CLASS_WEIGHT,	/* u32: DRR weight, training only */
 	TCA_AICLASS_CLASS_KIND,		/* u8: enum aiclass_class_kind (dump) */
+	TCA_AICLASS_CLASS_SLO,		/* u32: us, latency SLO, latency bands
+					 * only, 0 = off
+					 */
 	__TCA_AICLASS_CLASS_MAX
 };
 
@@ -203,6 +221,9 @@ enum {
 					 * the flow's last burst was an elephant
 					 */
 	TCA_AICLASS_STATS_GSO_SPLIT,	/* GSO packets segmented */
+	TCA_AICLASS_STATS_SLO_DOWNGRADES, /* flows moved a band lower by an
+					 * SLO, all bands
+					 */
 	__TCA_AICLASS_STATS_MAX
 };
 
@@ -231,6 +252,22 @@ enum {
 	TCA_AICLASS_CSTATS_SOJOURN_MAX64, /* u64: maximum since reset, ns */
 	TCA_AICLASS_CSTATS_AQM_DROPS,	/* u64: packets dropped by CoDel */
 	TCA_AICLASS_CSTATS_AQM_MARKS,	/* u64: packets marked CE by CoDel */
+	TCA_AICLASS_CSTATS_SLO,		/* u32: us, the band's SLO (latency
+					 * bands with one)
+					 */
+	TCA_AICLASS_CSTATS_SLO_MET,	/* u64: packets that left the band
+					 * within its SLO
+					 */
+	TCA_AICLASS_CSTATS_SLO_MISSED,	/* u64: packets that left the band
+					 * after waiting longer than its SLO
+					 */
+	TCA_AICLASS_CSTATS_SLO_DOWNGRADES, /* u64: flows moved from this band
+					 * to the next lower class, with their
+					 * queues
+					 */
+	TCA_AICLASS_CSTATS_SLO_PROB,	/* u32: downgrade probability now,
+					 * parts per million
+					 */
 	__TCA_AICLASS_CSTATS_MAX
 };
 
