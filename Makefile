@@ -72,10 +72,14 @@ else
 CHECK_KVERS ?= $(foreach s,$(CHECK_SERIES),$(shell tools/vm/kver $(s) 2>/dev/null || echo missing-$(s)))
 endif
 kdir_of = $(shell tools/vm/kver -b $(1) 2>/dev/null || echo /lib/modules/$(1)/build)
-MODULE_SRCS := Kbuild $(filter-out %.mod.c,$(wildcard *.c)) $(wildcard *.h)
+MODULE_SRCS := Kbuild VERSION $(filter-out %.mod.c,$(wildcard *.c)) $(wildcard *.h)
 
-VERSION := $(shell cat VERSION 2>/dev/null || \
-	git describe --always --dirty 2>/dev/null || echo 0)
+# The project's version, one place: the VERSION file (Kbuild reads it too,
+# for MODULE_VERSION; debian/changelog and the tag vVERSION follow it).
+VERSION := $(strip $(shell cat $(CURDIR)/VERSION 2>/dev/null))
+ifeq ($(VERSION),)
+$(error no VERSION file in $(CURDIR): the version of the module, DKMS and the packages comes from there)
+endif
 # Install layout.  The module goes to /lib/modules/KVER/updates/, where DKMS
 # puts it too (dkms.conf; Debian's DKMS adds a dkms/ below it); everything
 # else follows PREFIX, and DESTDIR stages the whole tree.
@@ -187,14 +191,21 @@ uninstall-tools:
 	$(foreach d,$(SUBDIRS),$(MAKE) -C $(d) uninstall $(INSTALL_VARS) &&) true
 
 # DKMS on a real machine: rebuilt for every kernel the machine installs.
+# Any aiclass version registered before (an older make dkms, or this one
+# again) is removed first (tools/dkms-remove says which); so is every one
+# by dkms-remove.  A version the aiclass-dkms package registered is left
+# to apt.
 dkms: headers
+	@if dpkg-query -S /usr/src/aiclass-$(VERSION) >/dev/null 2>&1; then \
+		echo "aiclass $(VERSION) is installed here by the aiclass-dkms package:" \
+			"use it, or apt purge aiclass-dkms first" >&2; exit 1; fi
+	tools/dkms-remove
 	tools/dkms-src $(VERSION)
 	dkms add -m aiclass -v $(VERSION)
 	dkms install -m aiclass -v $(VERSION) -k $(KVER)
 
 dkms-remove:
-	dkms remove -m aiclass -v $(VERSION) --all
-	rm -rf /usr/src/aiclass-$(VERSION)
+	tools/dkms-remove
 
 # Debian packages: dpkg-buildpackage in a copy of the tree (the files git
 # knows, committed or not), so that the checkout's own builds and objects
