@@ -50,18 +50,18 @@ expect_err() {
 	grep -qF -- "$1" "$TMP/err" || fail "stderr lacks \"$1\""
 }
 
-# same_config A B: options and class weights equal in two snapshots.
+# same_config A B: options, class weights and SLOs equal in two snapshots.
 same_config() {
 	python3 - "$1" "$2" <<'EOF' || fail "configuration changed"
 import json, sys
 a, b = (json.load(open(f))["instances"][0] for f in sys.argv[1:3])
-wa = {c["class"]: c.get("weight") for c in a["classes"]}
-wb = {c["class"]: c.get("weight") for c in b["classes"]}
+wa = {c["class"]: (c.get("weight"), c.get("slo")) for c in a["classes"]}
+wb = {c["class"]: (c.get("weight"), c.get("slo")) for c in b["classes"]}
 bad = [k for k in a["options"] if a["options"][k] != b["options"][k]]
 for k in bad:
     print("option %s: %r -> %r" % (k, a["options"][k], b["options"][k]))
 if wa != wb:
-    print("class weights: %r -> %r" % (wa, wb))
+    print("class weights, slos: %r -> %r" % (wa, wb))
 sys.exit(1 if bad or wa != wb else 0)
 EOF
 }
@@ -216,6 +216,67 @@ sys.exit(1 if errors else 0)
 EOF
 }
 
+# Issue 25: slos and slo_training on the qdisc, slo CLASS=TIME per band;
+# aiclassctl and tc read the same back, show prints the SLO table.
+test_set_slos() {
+	fresh_qdisc
+	snapshot "$TMP/before.json"
+	ctl set dev "$DEV" slos 1ms 0 2500us slo_training
+	ctl set dev "$DEV" slo 1:2=250ms slo 3=off
+	snapshot "$TMP/after.json"
+	tc qdisc show dev "$DEV" | tee "$TMP/tcq.txt"
+	grep -q " slos 1ms 250ms off slo_training " "$TMP/tcq.txt" ||
+		fail "tc reads other slos back"
+	tc class show dev "$DEV" | grep -q "class aiclass 1:2 root latency slo 250ms " ||
+		fail "tc class show: no slo 250ms on 1:2"
+	python3 - "$TMP/before.json" "$TMP/after.json" <<'EOF'
+import json, sys
+b = json.load(open(sys.argv[1]))["instances"][0]
+a = json.load(open(sys.argv[2]))["instances"][0]
+errors = []
+if a["options"].get("slos") != [1000, 250000, 0]:
+    errors.append("slos %r" % a["options"].get("slos"))
+if a["options"].get("slo_training") != 1:
+    errors.append("slo_training %r" % a["options"].get("slo_training"))
+for k in a["options"]:
+    if k not in ("slos", "slo_training") and a["options"][k] != b["options"].get(k):
+        errors.append("option %s changed" % k)
+slo = {c["class"]: c.get("slo") for c in a["classes"]}
+exp = {"1:1": 1000, "1:2": 250000, "1:3": 0,
+       "1:11": None, "1:12": None, "1:13": None, "1:14": None}
+if slo != exp:
+    errors.append("class slos %r, expected %r" % (slo, exp))
+for c in a["classes"]:
+    keys = ("slo_met", "slo_missed", "slo_downgrades", "slo_prob")
+    has = [k in c for k in keys]
+    if c["class"] in ("1:1", "1:2") and not all(has):
+        errors.append("%s lacks SLO counters: %r" % (c["class"], sorted(c)))
+    if c["class"] not in ("1:1", "1:2") and any(has):
+        errors.append("%s has SLO counters" % c["class"])
+if not isinstance(a["stats"].get("slo_downgrades"), int):
+    errors.append("no qdisc slo_downgrades")
+for e in errors:
+    print(e)
+sys.exit(1 if errors else 0)
+EOF
+	ctl show dev "$DEV" --interval 0 | tee "$TMP/show.txt"
+	grep -qE '^  class +slo +slo_met +slo_missed +downgrades +prob$' "$TMP/show.txt" ||
+		fail "show: no SLO table"
+	grep -qE '^  1:2 +250ms +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+\.[0-9]{2}%$' "$TMP/show.txt" ||
+		fail "show: no SLO row for 1:2"
+	if grep -qE '^  1:3 +[0-9.]+(us|ms|s) ' "$TMP/show.txt"; then
+		fail "show: an SLO row for 1:3, which has none"
+	fi
+	# off again, every band: the qdisc dumps no list
+	ctl set dev "$DEV" slos off off off noslo_training
+	if tc qdisc show dev "$DEV" | grep -q " slos "; then
+		fail "slos still dumped when all are off"
+	fi
+	ctl set --check slos 1ms slo 1:1=2ms 2=off >"$TMP/check.txt"
+	grep -qxF "slos 1ms slo 1:1=2ms slo 2=off " "$TMP/check.txt" ||
+		fail "--check prints $(cat "$TMP/check.txt")"
+}
+
 # refused CODE TEXT ARGS...: `set ARGS` is refused with exit CODE and TEXT
 # on stderr, and the configuration is what it was.
 refused() {
@@ -248,6 +309,19 @@ test_refusals() {
 	refused 2 "rolled back" burst 256kb idle 5ms weight 1:13=2 1:1=3
 	# 1:4 exists only once lat_bands 4 is applied, and has no weight
 	refused 2 "rolled back" lat_bands 4 train_classes 6 weight 1:4=2
+	# latency SLOs: the shared parser, the live lat_bands, the kernel
+	refused 1 'Illegal "slos": "10ns" is not a time' slos 10ns
+	refused 1 'Illegal "slos": must be off or 10us..1s' slos 1ms 9us
+	refused 1 'Illegal "slo": must be off or 10us..1s' slo 1:1=2s
+	refused 1 'Illegal "slo": "1.5us" is not a whole number of microseconds' slo 1:1=1.5us
+	refused 1 'Illegal "slos": 4 given for 3 latency bands' slos 1ms 1ms 1ms 1ms
+	refused 1 'duplicate slo for class 1' slo 1:1=1ms 1=2ms
+	refused 1 '"slo" needs CLASS=TIME' slo 1ms
+	refused 2 "Training classes are served by weight and have no SLO" slo 1:11=1ms
+	# the SLO list and 1:1's SLO applied, then 1:12 refused: all undone
+	refused 2 "rolled back" slos 3ms 4ms slo_training slo 1:1=1ms 1:12=1ms
+	ctl set dev "$DEV" slos 1ms 2ms
+	refused 2 "rolled back" slos 5ms slo 1:2=off 1:11=1ms
 }
 
 test_errors() {
@@ -258,6 +332,8 @@ test_errors() {
 	expect_err 'Illegal "burst": "12qq"'
 	expect_rc 1 ctl set dev "$DEV" weight 1:11
 	expect_rc 1 ctl set dev "$DEV" burst 1mb burst 2mb
+	expect_rc 3 ctl set dev "$DEV" slo 1:4=1ms
+	expect_err "class 1:4 does not exist on $DEV"
 	expect_err 'Duplicate "burst"'
 	expect_rc 1 ctl set dev "$DEV" nosuchopt 3
 	expect_rc 1 ctl frobnicate
@@ -468,6 +544,12 @@ ROUNDTRIP_NEW_CONFIGS=(
 	"target 10us interval 100us noecn forget off dscpmap 26:11,46:1,48:1 split_gso"
 	"target 1s interval 10s ecn forget 3600s dscpmap ef:2,cs1:11,0:3 no_split_gso rate 8kbit"
 )
+# The latency SLOs (issue 25), for a module that has them.
+ROUNDTRIP_SLO_CONFIGS=(
+	"lat_bands 4 slos 10us off 1s 2500us slo_training"
+	"slos 1ms noslo_training"
+	"lat_bands 8 slos 1ms 2ms 3ms 4ms 5ms 6ms 7ms 1000000us"
+)
 
 # roundtrip TC CONFIG: TC adds CONFIG on $DEV; what TC shows, aiclassctl set
 # applies to $RT2; what aiclassctl shows, TC applies to $RT3; all three
@@ -531,6 +613,14 @@ test_roundtrip() {
 			roundtrip "$tc" "$cfg"
 			n=$((n + 1))
 		done
+		for cfg in "${ROUNDTRIP_SLO_CONFIGS[@]}"; do
+			if ! module_knows slos 1ms; then
+				echo "this module has no latency SLOs yet: not round-tripped: $cfg"
+				continue
+			fi
+			roundtrip "$tc" "$cfg"
+			n=$((n + 1))
+		done
 	done
 	echo "$n configurations round-tripped with ${tcs[*]}"
 }
@@ -588,7 +678,7 @@ def other(name, key):
     return attr(o["attr"], struct.pack(fmt[o["width"]], o[key]))
 for o in table:
     w = o["width"]
-    if o["name"] in ("weights", "thresholds", "priomap", "dscpmap"):
+    if o["name"] in ("weights", "thresholds", "priomap", "dscpmap", "slos"):
         continue
     # default_class must name an existing class: all 16 of them; target
     # must stay below interval: the widest interval for target, the
@@ -813,6 +903,10 @@ test_metrics() {
 	command -v promtool >/dev/null ||
 		skip "no promtool (Debian's prometheus package; make testdeps)"
 	fresh_qdisc
+	# a band with an SLO, for its counters (on a module that has them)
+	if module_knows slos 1ms; then
+		ctl set dev "$DEV" slo 1:1=5ms
+	fi
 	ping_some 5
 	ip link add "$mq" numtxqueues 2 type dummy
 	defer ip link del "$mq"
@@ -855,6 +949,10 @@ def key(name, labels):
     if n == "drops_by_reason_total":
         r = labels["reason"]
         return r if r == "stolen" else "drop_" + r
+    if n == "slo_packets_total":
+        return "slo_" + labels["result"]
+    if n == "slo_downgrade_ratio":
+        return "slo_prob"
     n = {"backlog_bytes": "backlog", "backlog_packets": "qlen"}.get(n, n)
     return re.sub(r"(_total|_bytes|_seconds)$", "", n)
 
@@ -865,7 +963,7 @@ def check(scope, obj, labels_want, want_n):
     for n, l, v in got:
         k = key(n, l)
         keys.append(k)
-        extra = set(l) - set(labels_want) - {"route", "reason"}
+        extra = set(l) - set(labels_want) - {"route", "reason", "result"}
         if extra:
             errors.append("%s: labels %s" % (n, sorted(extra)))
         if (types.get(n) == "counter") != n.endswith("_total"):
@@ -875,6 +973,10 @@ def check(scope, obj, labels_want, want_n):
         want = obj.get(k)
         if want is None:
             errors.append("%s: no JSON key %s" % (n, k))
+        elif n.endswith(("_slo_seconds", "_ratio")):
+            # microseconds, parts per million in JSON
+            if abs(v * 1e6 - want) > 0.5:
+                errors.append("%s %s: %r, JSON %r" % (n, labels_want, v, want))
         elif n.endswith("_seconds") and abs(v * 1e9 - want) > 0.5:
             errors.append("%s %s: %r s, JSON %r ns" % (n, labels_want, v, want))
         elif not n.endswith("_seconds") and v != want:
@@ -946,11 +1048,12 @@ for d in "$RT2" "$RT3"; do
 	ip link set "$d" up
 done
 
-ktap_plan 22
+ktap_plan 23
 run_case "show --json is valid and matches tc -s -j" test_show_json_matches_tc
 run_case "show prints config, stats and the class table" test_show_text
 run_case "set changes exactly the options it names" test_set_exactly
 run_case "set weight changes only the named classes" test_set_weights
+run_case "set slos, slo_training and slo CLASS=TIME; show's SLO table" test_set_slos
 run_case "refused changes leave the config as it was" test_refusals
 run_case "missing device, no aiclass, unknown class, bad values" test_errors
 run_case "set without CAP_NET_ADMIN exits 4" test_permission

@@ -26,8 +26,8 @@ PAGES = {
     "tc/tc-aiclass.8": ("PARAMETERS", "STATISTICS"),
     "tools/aiclassctl/aiclassctl.8": ("OPTIONS", "JSON"),
 }
-# not options of the qdisc, but listed with them: the class option
-EXTRA_TAGS = {"weight"}
+# not options of the qdisc, but listed with them: the class options
+EXTRA_TAGS = {"weight", "slo"}
 
 
 def plain(text):

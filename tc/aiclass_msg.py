@@ -7,11 +7,13 @@ missing), what a newer one sends (attributes it does not know) and never
 misread an attribute of an unexpected size.  The real module sends neither,
 so tests build such dumps here and let the real tc print them:
 
-    aiclass_msg.py qdisc [--omit NAME ...] [--old] [--unknown] [--bad-size NAME] > F
+    aiclass_msg.py qdisc [--omit NAME ...] [--old] [--unknown] [--bad-size NAME] [--slo] > F
     tc -s [-j] monitor file F
 
---old leaves out what the module gained with CoDel and the dscpmap (the
-options and counters in OLD below), as a module from before them sends.
+--old leaves out what the module gained with CoDel, the dscpmap and the
+latency SLOs (the options and counters in OLD below), as a module from
+before them sends.  --slo adds what a module sends once a band has an SLO
+(the qdisc's SLO list, slo_training 1; a class's slo and its counters).
 
 Every option and counter gets a distinct value, printed on stderr with -v.
 Attribute numbers come from ../sch_aiclass.h, parsed at run time.
@@ -27,11 +29,13 @@ NLA_F_NESTED = 0x8000
 RTM_NEWQDISC, RTM_NEWTCLASS = 36, 40
 TCA_KIND, TCA_OPTIONS, TCA_STATS2 = 1, 2, 7
 TCA_STATS_BASIC, TCA_STATS_QUEUE, TCA_STATS_APP = 1, 3, 4
-# What a module from before CoDel and the dscpmap does not send: options,
-# qdisc counters, class counters (short names, as --omit takes them).
+# What a module from before CoDel, the dscpmap and the SLOs does not send:
+# options, qdisc counters, class counters (short names, as --omit takes
+# them).
 OLD = ("TARGET", "INTERVAL", "ECN", "FORGET", "DSCPMAP", "SPLIT_GSO",
        "CLS_DSCPMAP", "DROP_AQM", "AQM_MARKS", "REMEMBERED", "GSO_SPLIT",
-       "SOJOURN_AVG64", "SOJOURN_MAX64", "AQM_DROPS")
+       "SOJOURN_AVG64", "SOJOURN_MAX64", "AQM_DROPS", "SLO_TRAINING",
+       "SLO_DOWNGRADES")
 
 
 def uapi_enums(path):
@@ -117,6 +121,11 @@ def qdisc_options(args):
         dscpmap[26], dscpmap[46] = 0x11, 0x1
         a.append(attr(E["TCA_AICLASS_DSCPMAP"], bytes(dscpmap)))
     a.append(scalar("TCA_AICLASS_SPLIT_GSO", "B", 1, args))
+    if args.slo and "SLOS" not in args.omit:
+        a.append(nest(E["TCA_AICLASS_SLOS"],
+                      [attr(E["TCA_AICLASS_SLO"], struct.pack("=I", t))
+                       for t in (1000, 0, 500)]))
+    a.append(scalar("TCA_AICLASS_SLO_TRAINING", "B", int(args.slo), args))
     if args.unknown:
         a.append(attr(E["__TCA_AICLASS_MAX"] + 3, struct.pack("=I", 77)))
     return a
@@ -129,6 +138,8 @@ def qdisc_stats(args):
                 ("UNSPEC", "PAD", "_MAX")):
             continue
         fmt = "I" if name.endswith(("ACTIVE_FLOWS", "MEMORY_USED")) else "Q"
+        if name.startswith("TCA_AICLASS_STATS_SLO") and not args.slo:
+            continue
         a.append(scalar(name, fmt, 1000 + val, args))
     if args.unknown:
         a.append(attr(E["__TCA_AICLASS_STATS_MAX"] + 5,
@@ -140,6 +151,8 @@ def class_options(args):
     a = [scalar("TCA_AICLASS_CLASS_KIND", "B", args.class_kind, args)]
     if args.class_kind == 1:
         a.append(scalar("TCA_AICLASS_CLASS_WEIGHT", "I", 4, args))
+    elif args.slo:
+        a.append(scalar("TCA_AICLASS_CLASS_SLO", "I", 1000, args))
     return a
 
 
@@ -156,6 +169,12 @@ def class_stats(args):
     a.append(scalar("TCA_AICLASS_CSTATS_SOJOURN_MAX64", "Q", 2500000, args))
     a.append(scalar("TCA_AICLASS_CSTATS_AQM_DROPS", "Q", 8, args))
     a.append(scalar("TCA_AICLASS_CSTATS_AQM_MARKS", "Q", 9, args))
+    if args.slo and args.class_kind == 0:
+        a.append(scalar("TCA_AICLASS_CSTATS_SLO", "I", 1000, args))
+        a.append(scalar("TCA_AICLASS_CSTATS_SLO_MET", "Q", 990, args))
+        a.append(scalar("TCA_AICLASS_CSTATS_SLO_MISSED", "Q", 10, args))
+        a.append(scalar("TCA_AICLASS_CSTATS_SLO_DOWNGRADES", "Q", 3, args))
+        a.append(scalar("TCA_AICLASS_CSTATS_SLO_PROB", "I", 12500, args))
     if args.unknown:
         a.append(attr(E["__TCA_AICLASS_CSTATS_MAX"] + 2,
                       struct.pack("=Q", 99)))
@@ -196,6 +215,9 @@ def main():
                    help="add attributes this UAPI does not know")
     p.add_argument("--no-app", action="store_true",
                    help="no TCA_STATS_APP at all")
+    p.add_argument("--slo", action="store_true",
+                   help="the SLO options and counters of a module with "
+                        "an SLO set")
     p.add_argument("--class-kind", type=int, default=1,
                    help="0 latency, 1 training")
     p.add_argument("--ifindex", type=int, default=1)

@@ -43,10 +43,12 @@ static void explain(void)
 static void cexplain(void)
 {
 	fprintf(stderr,
-		"Usage: ... aiclass weight WEIGHT\n"
+		"Usage: ... aiclass [ weight WEIGHT ] [ slo TIME|off ]\n"
 		"WEIGHT is the DRR weight of a training class (1:11 .. 1:%x), %d..%d.\n"
-		"Latency bands have no options.\n",
-		AIC_TRAIN_MINOR_LAST, AICLASS_MIN_WEIGHT, AICLASS_MAX_WEIGHT);
+		"TIME is the latency SLO of a latency band (1:1 .. 1:%x), the sojourn\n"
+		"its packets should stay under: 10us..1s, or off (0).\n",
+		AIC_TRAIN_MINOR_LAST, AICLASS_MIN_WEIGHT, AICLASS_MAX_WEIGHT,
+		AICLASS_LAT_MINOR_MAX);
 }
 
 /*
@@ -177,28 +179,36 @@ static int aiclass_parse_copt(struct qdisc_util *qu __attribute__((unused)),
 			      const char *dev __attribute__((unused)))
 {
 	struct rtattr *tail;
-	bool have_weight = false;
-	uint32_t w = 0;
+	bool have_weight = false, have_slo = false;
+	uint32_t w = 0, slo = 0;
 	char err[256];
 
 	while (argc > 0) {
-		if (strcmp(*argv, "weight") == 0) {
-			if (have_weight) {
-				fprintf(stderr, "Duplicate \"weight\"\n");
+		bool is_weight = strcmp(*argv, "weight") == 0;
+
+		if (is_weight || strcmp(*argv, "slo") == 0) {
+			if (is_weight ? have_weight : have_slo) {
+				fprintf(stderr, "Duplicate \"%s\"\n", *argv);
 				return -1;
 			}
-			have_weight = true;
 			if (argc < 2) {
 				fprintf(stderr,
-					"Illegal \"weight\": value missing\n");
+					"Illegal \"%s\": value missing\n",
+					*argv);
 				return -1;
 			}
 			argc--;
 			argv++;
-			if (aic_parse_weight(*argv, &w, err, sizeof(err))) {
+			if (is_weight ?
+			    aic_parse_weight(*argv, &w, err, sizeof(err)) :
+			    aic_parse_slo(*argv, &slo, err, sizeof(err))) {
 				fprintf(stderr, "%s\n", err);
 				return -1;
 			}
+			if (is_weight)
+				have_weight = true;
+			else
+				have_slo = true;
 		} else if (strcmp(*argv, "help") == 0) {
 			cexplain();
 			return -1;
@@ -210,14 +220,19 @@ static int aiclass_parse_copt(struct qdisc_util *qu __attribute__((unused)),
 		argc--;
 		argv++;
 	}
-	if (!have_weight) {
-		fprintf(stderr, "\"weight\" is required\n");
+	if (!have_weight && !have_slo) {
+		fprintf(stderr, "\"weight\" or \"slo\" is required\n");
 		cexplain();
 		return -1;
 	}
 
 	tail = addattr_nest(n, AIC_MSG_MAX, TCA_OPTIONS | NLA_F_NESTED);
-	addattr_l(n, AIC_MSG_MAX, TCA_AICLASS_CLASS_WEIGHT, &w, sizeof(w));
+	if (have_weight)
+		addattr_l(n, AIC_MSG_MAX, TCA_AICLASS_CLASS_WEIGHT, &w,
+			  sizeof(w));
+	if (have_slo)
+		addattr_l(n, AIC_MSG_MAX, TCA_AICLASS_CLASS_SLO, &slo,
+			  sizeof(slo));
 	addattr_nest_end(n, tail);
 	return 0;
 }
@@ -280,9 +295,9 @@ static int aiclass_print_copt(struct qdisc_util *qu __attribute__((unused)),
 			      struct rtattr *opt)
 {
 	struct rtattr *rta;
-	bool kind = false, weight = false;
-	char buf[32];
-	__u32 w;
+	bool kind = false, weight = false, slo = false;
+	char buf[32], t[16];
+	__u32 w, us;
 	__u8 k;
 	int len;
 
@@ -300,6 +315,10 @@ static int aiclass_print_copt(struct qdisc_util *qu __attribute__((unused)),
 			   RTA_PAYLOAD(rta) == 4) {
 			memcpy(&w, RTA_DATA(rta), 4);
 			weight = true;
+		} else if (type == TCA_AICLASS_CLASS_SLO && !slo &&
+			   RTA_PAYLOAD(rta) == 4) {
+			memcpy(&us, RTA_DATA(rta), 4);
+			slo = true;
 		}
 	}
 	if (kind)
@@ -308,6 +327,12 @@ static int aiclass_print_copt(struct qdisc_util *qu __attribute__((unused)),
 	if (weight) {
 		tc_u64(NULL, "weight", w);
 		snprintf(buf, sizeof(buf), "weight %u ", w);
+		tc_text(NULL, buf);
+	}
+	if (slo) {
+		tc_u64(NULL, "slo", us);
+		snprintf(buf, sizeof(buf), "slo %s ",
+			 us ? aic_fmt_time(t, sizeof(t), us) : "off");
 		tc_text(NULL, buf);
 	}
 	return 0;

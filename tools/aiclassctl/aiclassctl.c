@@ -48,7 +48,7 @@ static const struct {
 	  "configuration, qdisc stats and the class table; rates are\n"
 	  "measured over S seconds between two samples (default 0.2,\n"
 	  "0 = one sample, no rates); with -j one JSON document\n" },
-	{ "set", "set dev DEV [handle H] [OPTION VALUE]... [weight CLASS=W]... [--check]",
+	{ "set", "set dev DEV [handle H] [OPTION VALUE]... [weight CLASS=W]... [slo CLASS=TIME]... [--check]",
 	  "change a live qdisc, all or nothing; CLASS is 1:11, :11 or 11\n"
 	  "(the minor alone: the class of the qdisc's own handle); --check\n"
 	  "only parses and prints the change (dev not needed)\n" },
@@ -75,6 +75,7 @@ static void usage_options(FILE *f)
 	aic_usage_opts(f);
 	fprintf(f,
 "  weight CLASS=W...            DRR weight of one training class; 1..%u\n"
+"  slo CLASS=TIME|off...        latency SLO of one latency band; 10us..1s\n"
 "  SIZE: 1514, 64Kb, 2Mb   TIME: 500us, 10ms, 1s   RATE: 100Mbit, 10Gbit\n",
 		AICLASS_MAX_WEIGHT);
 }

@@ -27,17 +27,25 @@ enum {
 	EXIT_SYS	= 5,	/* netlink or system error */
 };
 
-/* A change request: qdisc options plus per-class weights. */
+/* A change request: qdisc options plus per-class weights and SLOs. */
 struct ac_class_weight {
 	uint32_t major;			/* 0 = any instance's handle */
 	uint8_t minor;
 	uint32_t weight;
 };
 
+struct ac_class_slo {
+	uint32_t major;			/* 0 = any instance's handle */
+	uint8_t minor;
+	uint32_t slo;			/* us, 0 = off */
+};
+
 struct ac_change {
 	struct aic_config opts;
 	struct ac_class_weight cw[AICLASS_MAX_CLASSES];
 	int ncw;
+	struct ac_class_slo cslo[AICLASS_MAX_CLASSES];
+	int ncslo;
 };
 
 /* ------------------------------------------------------------------ */
@@ -53,7 +61,7 @@ struct ac_class {
 	uint32_t classid;
 	struct ac_basic b;
 	struct aic_stats cs;		/* TCA_AICLASS_CSTATS_*, and the
-					 * class options kind and weight
+					 * class options kind, weight, slo
 					 */
 	/* rates since the previous sample, < 0 when not measured */
 	double rate_bytes, rate_pkts;
@@ -102,6 +110,8 @@ int ac_send_qdisc_opts(struct nl_sock *sk, const struct ac_instance *in,
 		       struct ac_nlerr *e);
 int ac_send_class_weight(struct nl_sock *sk, const struct ac_instance *in,
 			 uint8_t minor, uint32_t weight, struct ac_nlerr *e);
+int ac_send_class_slo(struct nl_sock *sk, const struct ac_instance *in,
+		      uint8_t minor, uint32_t slo, struct ac_nlerr *e);
 int ac_report_nlerr(const char *what, const struct ac_nlerr *e);
 double ac_now(void);
 

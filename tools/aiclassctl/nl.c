@@ -2,7 +2,8 @@
 /*
  * nl.c		aiclassctl's rtnetlink side, on libnl-3: dump aiclass qdiscs
  *		and their classes into struct ac_state, send qdisc option and
- *		class weight changes, and report the kernel's extack message.
+ *		class weight and SLO changes, and report the kernel's extack
+ *		message.
  *
  * libnl-route-3 has no module for the aiclass kind, so the requests are
  * built from raw libnl messages: a struct tcmsg, TCA_KIND and our own
@@ -273,6 +274,9 @@ int ac_report_nlerr(const char *what, const struct ac_nlerr *e)
 		if (e->msgtype == RTM_NEWTCLASS &&
 		    e->bad_attr == TCA_AICLASS_CLASS_WEIGHT)
 			at = "weight";
+		else if (e->msgtype == RTM_NEWTCLASS &&
+			 e->bad_attr == TCA_AICLASS_CLASS_SLO)
+			at = "slo";
 		else if (e->msgtype == RTM_NEWQDISC && o)
 			at = o->name;
 		ac_err("kernel refused %s: %s%s%s (%s)", what,
@@ -452,6 +456,9 @@ static int class_cb(struct nl_msg *msg, void *arg)
 			else if (nla_type(a) == TCA_AICLASS_CLASS_KIND &&
 				 nla_len(a) == 1)
 				cs = TCA_AICLASS_CSTATS_KIND;
+			else if (nla_type(a) == TCA_AICLASS_CLASS_SLO &&
+				 nla_len(a) == 4)
+				cs = TCA_AICLASS_CSTATS_SLO;
 			else
 				continue;
 			if (!cl->cs.width[cs]) {
@@ -675,9 +682,10 @@ int ac_send_qdisc_opts(struct nl_sock *sk, const struct ac_instance *in,
 	return ac_request(sk, msg, NULL, NULL, e);
 }
 
-/* One RTM_NEWTCLASS: like "tc class change ... classid X aiclass weight W". */
-int ac_send_class_weight(struct nl_sock *sk, const struct ac_instance *in,
-			 uint8_t minor, uint32_t weight, struct ac_nlerr *e)
+/* One RTM_NEWTCLASS with one u32 class option. */
+static int send_class_u32(struct nl_sock *sk, const struct ac_instance *in,
+			  uint8_t minor, int type, uint32_t v,
+			  struct ac_nlerr *e)
 {
 	struct tcmsg t = {
 		.tcm_family = AF_UNSPEC,
@@ -691,10 +699,25 @@ int ac_send_class_weight(struct nl_sock *sk, const struct ac_instance *in,
 	if (!msg)
 		return nomem(e);
 	nest = nla_nest_start(msg, TCA_OPTIONS | NLA_F_NESTED);
-	if (!nest || nla_put_u32(msg, TCA_AICLASS_CLASS_WEIGHT, weight) < 0 ||
+	if (!nest || nla_put_u32(msg, type, v) < 0 ||
 	    nla_nest_end(msg, nest) < 0) {
 		nlmsg_free(msg);
 		return nomem(e);
 	}
 	return ac_request(sk, msg, NULL, NULL, e);
+}
+
+/* Like "tc class change ... classid X aiclass weight W". */
+int ac_send_class_weight(struct nl_sock *sk, const struct ac_instance *in,
+			 uint8_t minor, uint32_t weight, struct ac_nlerr *e)
+{
+	return send_class_u32(sk, in, minor, TCA_AICLASS_CLASS_WEIGHT, weight,
+			      e);
+}
+
+/* Like "tc class change ... classid X aiclass slo TIME". */
+int ac_send_class_slo(struct nl_sock *sk, const struct ac_instance *in,
+		      uint8_t minor, uint32_t slo, struct ac_nlerr *e)
+{
+	return send_class_u32(sk, in, minor, TCA_AICLASS_CLASS_SLO, slo, e);
 }

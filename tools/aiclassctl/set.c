@@ -5,9 +5,9 @@
  *		against the live qdisc, and apply them all or not at all.
  *
  * Qdisc options go in one RTM_NEWQDISC, which the kernel applies whole or
- * refuses whole.  Per-class weights are one RTM_NEWTCLASS each, sent after
- * it; if one is refused, every message already applied is undone from the
- * configuration read just before, newest first.
+ * refuses whole.  Per-class weights and SLOs are one RTM_NEWTCLASS each,
+ * sent after it; if one is refused, every message already applied is undone
+ * from the configuration read just before, newest first.
  */
 #include <ctype.h>
 #include <stdarg.h>
@@ -86,6 +86,7 @@ struct parse_ctx {
 	const char *where;	/* "set", "FILE:LINE", "profile NAME" */
 	uint64_t seen;		/* keywords given in this source */
 	bool seen_cw[256];	/* class weights given in this source */
+	bool seen_cslo[256];	/* class SLOs given in this source */
 	char err[256];
 };
 
@@ -141,6 +142,42 @@ static int parse_class_weight(struct parse_ctx *p, const char *s,
 	return 0;
 }
 
+/* "1:1=1ms", "2=off" */
+static int parse_class_slo(struct parse_ctx *p, const char *s,
+			   struct ac_change *ch)
+{
+	const char *eq = strchr(s, '=');
+	uint32_t major, minor, us;
+	char cls[32];
+	int i;
+
+	if (!eq || eq == s || (size_t)(eq - s) >= sizeof(cls))
+		return bad(p, "invalid slo \"%s\" (expected CLASS=TIME, "
+			   "such as 1:1=1ms or 2=off)", s);
+	memcpy(cls, s, eq - s);
+	cls[eq - s] = '\0';
+	if (aic_parse_classid(cls, &major, &minor) || !aic_minor_ok(minor))
+		return bad(p, "invalid class \"%s\" (latency bands are 1:1 to "
+			   "1:8; the minor alone also does: 1)", cls);
+	if (aic_parse_slo(eq + 1, &us, p->err, sizeof(p->err)))
+		return bad(p, "%s", p->err);
+	if (p->seen_cslo[minor])
+		return bad(p, "duplicate slo for class %s", cls);
+	p->seen_cslo[minor] = true;
+	for (i = 0; i < ch->ncslo; i++)
+		if (ch->cslo[i].minor == minor)
+			break;
+	if (i == ch->ncslo) {
+		if (ch->ncslo == AICLASS_MAX_CLASSES)
+			return bad(p, "too many class SLOs");
+		ch->ncslo++;
+	}
+	ch->cslo[i].major = major;
+	ch->cslo[i].minor = minor;
+	ch->cslo[i].slo = us;
+	return 0;
+}
+
 /*
  * Parse "KEYWORD VALUE..." pairs from argv into *ch; later values replace
  * earlier ones from another source (a preset), a keyword repeated in the
@@ -159,6 +196,18 @@ static int parse_keywords(struct parse_ctx *p, int argc, char **argv,
 					   "such as weight 1:11=4");
 			while (i < argc && strchr(argv[i], '=')) {
 				err = parse_class_weight(p, argv[i++], ch);
+				if (err)
+					return err;
+			}
+			continue;
+		}
+		if (!strcmp(argv[i], "slo")) {
+			i++;
+			if (i >= argc || !strchr(argv[i], '='))
+				return bad(p, "\"slo\" needs CLASS=TIME, "
+					   "such as slo 1:1=1ms");
+			while (i < argc && strchr(argv[i], '=')) {
+				err = parse_class_slo(p, argv[i++], ch);
 				if (err)
 					return err;
 			}
@@ -346,14 +395,15 @@ out:
 /* ------------------------------------------------------------------ */
 /* Applying a change */
 
-enum op_kind { OP_QDISC, OP_CLASS };
+enum op_kind { OP_QDISC, OP_CLASS, OP_SLO };
 
 struct op {
 	enum op_kind kind;
 	struct ac_instance *in;
 	struct aic_config opts, undo_opts;	/* OP_QDISC */
-	uint8_t minor;				/* OP_CLASS */
-	uint32_t weight, undo_weight;
+	uint8_t minor;				/* OP_CLASS, OP_SLO */
+	uint32_t weight, undo_weight;		/* OP_CLASS */
+	uint32_t slo, undo_slo;			/* OP_SLO */
 	bool can_undo;
 };
 
@@ -388,9 +438,38 @@ static uint32_t cur_weight(const struct ac_instance *in, uint8_t minor,
 }
 
 /*
+ * A latency band's SLO now: the class dump's (kept with the class stats),
+ * else the qdisc's list; a qdisc that dumps no list has no SLO at all.
+ */
+static uint32_t cur_slo(const struct ac_instance *in, uint8_t minor,
+			bool *known)
+{
+	int i;
+
+	for (i = 0; i < in->ncls; i++) {
+		const struct ac_class *cl = &in->cls[i];
+		int64_t v;
+
+		if ((cl->classid & 0xffff) == minor &&
+		    aic_cstat(&cl->cs, "slo", &v)) {
+			*known = true;
+			return v;
+		}
+	}
+	*known = minor >= AICLASS_LAT_MINOR_MIN &&
+		 minor <= AICLASS_LAT_MINOR_MAX;
+	if (*known && in->cfg.have & AIC_BIT(TCA_AICLASS_SLOS) &&
+	    (unsigned int)(minor - AICLASS_LAT_MINOR_MIN) < in->cfg.nslos)
+		return in->cfg.slos[minor - AICLASS_LAT_MINOR_MIN];
+	return 0;
+}
+
+/*
  * The options of c, with the values they have now in *cur.  The kernel
  * derives the thresholds again when lat_bands or elephant change, and
- * keeps weights per class, so those are restored along with them.
+ * keeps weights and SLOs per class, so those are restored along with them.
+ * The kernel dumps no SLO list while no band has an SLO: then every band's
+ * is off, and the undo says so.
  */
 static bool undo_config(const struct aic_config *c, const struct aic_config *cur,
 			struct aic_config *u)
@@ -402,10 +481,18 @@ static bool undo_config(const struct aic_config *c, const struct aic_config *cur
 		want |= AIC_BIT(TCA_AICLASS_THRESHOLDS);
 	if (want & AIC_BIT(TCA_AICLASS_TRAIN_CLASSES))
 		want |= AIC_BIT(TCA_AICLASS_WEIGHTS);
+	if (want & AIC_BIT(TCA_AICLASS_LAT_BANDS))
+		want |= AIC_BIT(TCA_AICLASS_SLOS);
 	memset(u, 0, sizeof(*u));
 	for (i = 0; i <= TCA_AICLASS_MAX; i++) {
 		if (!(want & AIC_BIT(i)))
 			continue;
+		if (i == TCA_AICLASS_SLOS && !(cur->have & AIC_BIT(i)) &&
+		    cur->have & AIC_BIT(TCA_AICLASS_LAT_BANDS)) {
+			u->have |= AIC_BIT(i);
+			u->nslos = cur->val[TCA_AICLASS_LAT_BANDS];
+			continue;	/* all off */
+		}
 		if (!(cur->have & AIC_BIT(i)))
 			return false;
 		u->have |= AIC_BIT(i);
@@ -417,6 +504,10 @@ static bool undo_config(const struct aic_config *c, const struct aic_config *cur
 	u->nthresholds = cur->nthresholds;
 	memcpy(u->priomap, cur->priomap, sizeof(u->priomap));
 	memcpy(u->dscpmap, cur->dscpmap, sizeof(u->dscpmap));
+	if (cur->have & AIC_BIT(TCA_AICLASS_SLOS)) {
+		memcpy(u->slos, cur->slos, sizeof(u->slos));
+		u->nslos = cur->nslos;
+	}
 	return true;
 }
 
@@ -466,7 +557,7 @@ static void describe(char *buf, size_t len, const struct op *op)
 {
 	char h[16];
 
-	if (op->kind == OP_CLASS) {
+	if (op->kind == OP_CLASS || op->kind == OP_SLO) {
 		class_name(h, sizeof(h), op->in, op->minor);
 		snprintf(buf, len, "the change to %s class %s", op->in->dev, h);
 	} else {
@@ -483,6 +574,9 @@ static int send_op(struct nl_sock *sk, const struct op *op, bool undo,
 		return ac_send_qdisc_opts(sk, op->in,
 					  undo ? &op->undo_opts : &op->opts,
 					  false, e);
+	if (op->kind == OP_SLO)
+		return ac_send_class_slo(sk, op->in, op->minor,
+					 undo ? op->undo_slo : op->slo, e);
 	return ac_send_class_weight(sk, op->in, op->minor,
 				    undo ? op->undo_weight : op->weight, e);
 }
@@ -527,7 +621,7 @@ static int print_change(const struct ac_change *ch)
 {
 	struct aic_printer p;
 	struct aic_json j;
-	char c[16];
+	char c[16], t[16];
 	int i;
 
 	if (!ac_json) {
@@ -538,6 +632,12 @@ static int print_change(const struct ac_change *ch)
 			       ch->cw[i].major ? aic_fmt_handle(c, sizeof(c),
 			       ch->cw[i].major << 16) : "", ch->cw[i].minor,
 			       ch->cw[i].weight);
+		for (i = 0; i < ch->ncslo; i++)
+			printf("slo %s%x=%s ",
+			       ch->cslo[i].major ? aic_fmt_handle(c, sizeof(c),
+			       ch->cslo[i].major << 16) : "", ch->cslo[i].minor,
+			       ch->cslo[i].slo ? aic_fmt_time(t, sizeof(t),
+			       ch->cslo[i].slo) : "off");
 		putchar('\n');
 		return fflush(stdout) ? EXIT_SYS : EXIT_OK;
 	}
@@ -552,6 +652,13 @@ static int print_change(const struct ac_change *ch)
 		snprintf(c, sizeof(c), "%x:%x", ch->cw[i].major,
 			 ch->cw[i].minor);
 		jw_u64(&j, c, ch->cw[i].weight);
+	}
+	jw_obj_close(&j);
+	jw_obj_open(&j, "slo");
+	for (i = 0; i < ch->ncslo; i++) {
+		snprintf(c, sizeof(c), "%x:%x", ch->cslo[i].major,
+			 ch->cslo[i].minor);
+		jw_u64(&j, c, ch->cslo[i].slo);
 	}
 	jw_obj_close(&j);
 	jw_obj_close(&j);
@@ -600,6 +707,29 @@ static int create_root(struct nl_sock *sk, int ifindex, const char *dev,
 		while ((int)c.nweights <= idx)
 			c.weights[c.nweights++] = AICLASS_DEF_WEIGHT;
 		c.weights[idx] = w->weight;
+	}
+	/* per-class SLOs go in the SLOS list of the new qdisc */
+	for (i = 0; i < ch->ncslo; i++) {
+		const struct ac_class_slo *s = &ch->cslo[i];
+		int idx = s->minor - AICLASS_LAT_MINOR_MIN;
+
+		if ((s->major && s->major != 1) ||
+		    !class_exists(&in, &c, s->minor))
+			return unknown_class(&in, &c, s->minor);
+		if (s->minor >= AICLASS_TRAIN_MINOR_MIN) {
+			ac_err("class 1:%x is a training class: an slo applies "
+			       "to latency bands 1:1 to 1:%x", s->minor,
+			       count_of(&in.cfg, &c, TCA_AICLASS_LAT_BANDS,
+					AICLASS_DEF_LAT_BANDS));
+			return EXIT_USAGE;
+		}
+		if (!(c.have & AIC_BIT(TCA_AICLASS_SLOS))) {
+			c.have |= AIC_BIT(TCA_AICLASS_SLOS);
+			c.nslos = 0;
+		}
+		while ((int)c.nslos <= idx)
+			c.slos[c.nslos++] = 0;
+		c.slos[idx] = s->slo;
 	}
 	snprintf(what, sizeof(what), "installing aiclass on %s", dev);
 	if (ac_send_qdisc_opts(sk, &in, &c, true, &e) < 0)
@@ -653,7 +783,7 @@ static int execute(struct nl_sock *sk, const struct target *tg,
 	}
 
 	/* Check everything before sending anything. */
-	ops = calloc(st.ninst * (1 + ch->ncw), sizeof(*ops));
+	ops = calloc(st.ninst * (1 + ch->ncw + ch->ncslo), sizeof(*ops));
 	if (!ops) {
 		ac_free_state(&st);
 		ac_err("out of memory");
@@ -667,6 +797,18 @@ static int execute(struct nl_sock *sk, const struct target *tg,
 		if (aic_check_major(&ch->opts, in->handle, what,
 				    sizeof(what))) {
 			ac_err("%s: %s", in->dev, what);
+			err = EXIT_USAGE;
+			break;
+		}
+		if (ch->opts.have & AIC_BIT(TCA_AICLASS_SLOS) &&
+		    (int)ch->opts.nslos > count_of(&in->cfg, &ch->opts,
+						  TCA_AICLASS_LAT_BANDS,
+						  AICLASS_DEF_LAT_BANDS)) {
+			ac_err("%s: Illegal \"slos\": %u given for %d latency "
+			       "bands", in->dev, ch->opts.nslos,
+			       count_of(&in->cfg, &ch->opts,
+					TCA_AICLASS_LAT_BANDS,
+					AICLASS_DEF_LAT_BANDS));
 			err = EXIT_USAGE;
 			break;
 		}
@@ -706,9 +848,35 @@ static int execute(struct nl_sock *sk, const struct target *tg,
 			op->undo_weight = cur_weight(in, w->minor,
 						     &op->can_undo);
 		}
+		for (k = 0; k < ch->ncslo && !err; k++) {
+			const struct ac_class_slo *s = &ch->cslo[k];
+			struct op *op;
+
+			if (s->major && s->major != in->handle >> 16) {
+				char c[16], h[16];
+
+				snprintf(c, sizeof(c), "%x:%x", s->major,
+					 s->minor);
+				ac_err("class %s does not belong to aiclass %s "
+				       "on %s", c, aic_fmt_handle(h, sizeof(h),
+				       in->handle), in->dev);
+				err = EXIT_NODEV;
+				break;
+			}
+			if (!class_exists(in, &ch->opts, s->minor)) {
+				err = unknown_class(in, &ch->opts, s->minor);
+				break;
+			}
+			op = &ops[nops++];
+			op->kind = OP_SLO;
+			op->in = in;
+			op->minor = s->minor;
+			op->slo = s->slo;
+			op->undo_slo = cur_slo(in, s->minor, &op->can_undo);
+		}
 	}
 
-	/* Qdisc options first, then class weights; undo on refusal. */
+	/* Qdisc options first, then class weights and SLOs; undo on refusal. */
 	for (done = 0; done < nops && !err; done++) {
 		if (send_op(sk, &ops[done], false, &e) == 0)
 			continue;
@@ -780,7 +948,7 @@ int cmd_set(struct nl_sock *sk, int argc, char **argv)
 	err = parse_keywords(&p, argc, argv, &ch);
 	if (err)
 		return err;
-	if (!ch.opts.have && !ch.ncw) {
+	if (!ch.opts.have && !ch.ncw && !ch.ncslo) {
 		ac_err("set: nothing to change (see aiclassctl help set)");
 		return EXIT_USAGE;
 	}
@@ -814,7 +982,8 @@ int cmd_apply(struct nl_sock *sk, int argc, char **argv)
 			ac_err("apply: %s names no device; add \"dev DEV\" "
 			       "to the file or the command", argv[0]);
 			err = EXIT_USAGE;
-		} else if (!fc->ch.opts.have && !fc->ch.ncw && !tg.create) {
+		} else if (!fc->ch.opts.have && !fc->ch.ncw && !fc->ch.ncslo &&
+			   !tg.create) {
 			ac_err("apply: %s sets nothing", argv[0]);
 			err = EXIT_USAGE;
 		} else {

@@ -147,6 +147,40 @@ static void print_class_table(FILE *f, const struct ac_instance *in)
 	}
 }
 
+/* The latency bands with an SLO: the SLO, its counters, the probability. */
+static void print_slo_table(FILE *f, const struct ac_instance *in)
+{
+	char slo[16], met[24], missed[24], dg[24], prob[16];
+	bool head = false;
+	int64_t v;
+	int i;
+
+	for (i = 0; i < in->ncls; i++) {
+		const struct ac_class *cl = &in->cls[i];
+		char name[16];
+
+		if (!aic_cstat(&cl->cs, "slo", &v) || !v)
+			continue;
+		if (!head)
+			fprintf(f, "\n  %-6s %8s %12s %10s %10s %9s\n", "class",
+				"slo", "slo_met", "slo_missed",
+				"downgrades", "prob");
+		head = true;
+		snprintf(name, sizeof(name), "%x:%x", cl->classid >> 16,
+			 cl->classid & 0xffff);
+		aic_fmt_time(slo, sizeof(slo), v);
+		cell(met, sizeof(met), cl, "slo_met", false);
+		cell(missed, sizeof(missed), cl, "slo_missed", false);
+		cell(dg, sizeof(dg), cl, "slo_downgrades", false);
+		if (aic_cstat(&cl->cs, "slo_prob", &v))
+			snprintf(prob, sizeof(prob), "%.2f%%", v / 1e4);
+		else
+			snprintf(prob, sizeof(prob), "-");
+		fprintf(f, "  %-6s %8s %12s %10s %10s %9s\n", name, slo, met,
+			missed, dg, prob);
+	}
+}
+
 static void print_instance(FILE *f, const struct ac_instance *in)
 {
 	char h[16], p[16], bl[24];
@@ -169,6 +203,7 @@ static void print_instance(FILE *f, const struct ac_instance *in)
 	print_xstats(f, in);
 	fputc('\n', f);
 	print_class_table(f, in);
+	print_slo_table(f, in);
 }
 
 /* ------------------------------------------------------------------ */

@@ -91,6 +91,7 @@ enum aic_unit {
 	AIC_THRESHOLDS,	/* list of sizes, strictly increasing */
 	AIC_PRIOMAP,	/* up to 16 classes or auto */
 	AIC_DSCPMAP,	/* DSCP:MINOR,... or auto */
+	AIC_SLOS,	/* list of times or off, from 1:1 up */
 };
 
 struct aic_opt {
@@ -123,6 +124,8 @@ struct aic_config {
 	unsigned int nthresholds;
 	uint8_t priomap[AICLASS_PRIOMAP_LEN];
 	uint8_t dscpmap[AICLASS_DSCPMAP_LEN];
+	uint32_t slos[AICLASS_MAX_LAT_BANDS];	/* us, 0 = off */
+	unsigned int nslos;
 	/* The qdisc major that class ids of priomap, dscpmap and
 	 * default_class named (1 of "1:11"), 0 when all were minors alone;
 	 * the first such id as written and its option, for messages.
@@ -144,6 +147,10 @@ int aic_parse_opt(struct aic_config *c, uint64_t *seen, int argc,
 bool aic_is_keyword(const char *word);
 /* A class weight (tc class change ... weight W, aiclassctl weight C=W). */
 int aic_parse_weight(const char *s, uint32_t *w, char *err, size_t errlen);
+/* A band's SLO (tc class change ... slo TIME, aiclassctl slo C=TIME): us,
+ * 0 for off or 0.
+ */
+int aic_parse_slo(const char *s, uint32_t *us, char *err, size_t errlen);
 /* Checks across the options of one request; 0, or -1 with err. */
 int aic_check_config(const struct aic_config *c, char *err, size_t errlen);
 /*

@@ -9,7 +9,7 @@
  * 100Mbit, classes 1:11 or the hex minor 11); an option that can be off
  * takes its off word (ce_threshold off, forget off, rate unlimited) or its
  * negated keyword alone (noroce, noecn, no_split_gso); lists (weights,
- * thresholds, priomap) run up to the next keyword; dscpmap is one word,
+ * thresholds, priomap, slos) run up to the next keyword; dscpmap is one word,
  * DSCP:MINOR pairs joined by commas, or auto.  Printing writes every
  * option in this same form, so that what is printed parses back.
  */
@@ -112,6 +112,14 @@ const struct aic_opt aic_opts[] = {
 	  .unit = AIC_FLAG, .width = 1, .min = 0, .max = 1, .def = 1,
 	  .neg = "no_split_gso",
 	  .help = "segment GSO packets when the link runs below 1Gbit" },
+	{ .name = "slos", .attr = TCA_AICLASS_SLOS, .unit = AIC_SLOS,
+	  .width = 4, .min = AICLASS_MIN_SLO, .max = AICLASS_MAX_SLO,
+	  .def = 0, .off = "off", .arg = "TIME|off...",
+	  .help = "latency SLO (sojourn) of the bands from 1:1 up" },
+	{ .name = "slo_training", .attr = TCA_AICLASS_SLO_TRAINING,
+	  .unit = AIC_FLAG, .width = 1, .min = 0, .max = 1, .def = 0,
+	  .neg = "noslo_training",
+	  .help = "the last band's SLO may downgrade into default_class" },
 };
 
 const unsigned int aic_nopts = ARRAY_SIZE(aic_opts);
@@ -140,7 +148,7 @@ const struct aic_opt *aic_opt_by_attr(int attr)
 bool aic_is_keyword(const char *word)
 {
 	return aic_opt_by_name(word) || !strcmp(word, "help") ||
-	       !strcmp(word, "weight");
+	       !strcmp(word, "weight") || !strcmp(word, "slo");
 }
 
 static int say(char *err, size_t len, const char *fmt, ...)
@@ -170,6 +178,7 @@ char *aic_fmt_value(char *buf, size_t len, const struct aic_opt *o,
 	case AIC_THRESHOLDS:
 		return aic_fmt_size(buf, len, v);
 	case AIC_USECS:
+	case AIC_SLOS:
 		return aic_fmt_time(buf, len, v);
 	case AIC_RATE:
 		return aic_fmt_rate(buf, len, v);
@@ -259,6 +268,7 @@ static int get_value(struct aic_config *c, const struct aic_opt *o,
 		rc = aic_parse_size(s, v);
 		break;
 	case AIC_USECS:
+	case AIC_SLOS:
 		rc = aic_parse_time(s, v);
 		break;
 	case AIC_RATE:
@@ -281,7 +291,7 @@ static int get_value(struct aic_config *c, const struct aic_opt *o,
 		rc = aic_parse_count(s, v);
 		break;
 	}
-	if (rc == -EDOM && o->unit == AIC_USECS)
+	if (rc == -EDOM && (o->unit == AIC_USECS || o->unit == AIC_SLOS))
 		return say(err, len,
 			   "Illegal \"%s\": \"%s\" is not a whole number of microseconds",
 			   o->name, s);
@@ -295,7 +305,7 @@ static int get_value(struct aic_config *c, const struct aic_opt *o,
 			   o->name, s,
 			   o->unit == AIC_BYTES || o->unit == AIC_THRESHOLDS ?
 			   "a size (1514, 64Kb, 2Mb)" :
-			   o->unit == AIC_USECS ?
+			   o->unit == AIC_USECS || o->unit == AIC_SLOS ?
 			   "a time (500us, 10ms, 1s; tc has no ns)" :
 			   o->unit == AIC_RATE ? "a rate (100Mbit, 10Gbit)" :
 			   "a number");
@@ -411,12 +421,14 @@ int aic_parse_opt(struct aic_config *c, uint64_t *seen, int argc,
 	case AIC_WEIGHTS:
 	case AIC_THRESHOLDS:
 	case AIC_PRIOMAP:
+	case AIC_SLOS:
 		if (o->unit == AIC_PRIOMAP)
 			memset(c->priomap, AICLASS_PRIOMAP_AUTO,
 			       sizeof(c->priomap));
 		c->nweights = o->unit == AIC_WEIGHTS ? 0 : c->nweights;
 		c->nthresholds = o->unit == AIC_THRESHOLDS ? 0 :
 				 c->nthresholds;
+		c->nslos = o->unit == AIC_SLOS ? 0 : c->nslos;
 		for (i = 1; i < argc && !aic_is_keyword(argv[i]); i++) {
 			if (get_value(c, o, argv[i], &v, err, len))
 				return -1;
@@ -432,6 +444,12 @@ int aic_parse_opt(struct aic_config *c, uint64_t *seen, int argc,
 						   "Illegal \"thresholds\": at most %u",
 						   AICLASS_MAX_LAT_BANDS - 1);
 				c->thresholds[c->nthresholds++] = v;
+			} else if (o->unit == AIC_SLOS) {
+				if (c->nslos == ARRAY_SIZE(c->slos))
+					return say(err, len,
+						   "Illegal \"slos\": at most %u, one per latency band",
+						   AICLASS_MAX_LAT_BANDS);
+				c->slos[c->nslos++] = v;
 			} else {
 				if (i > AICLASS_PRIOMAP_LEN)
 					return say(err, len,
@@ -467,6 +485,21 @@ int aic_parse_weight(const char *s, uint32_t *w, char *err, size_t len)
 	return 0;
 }
 
+/* A band's SLO (tc class change ... slo TIME, aiclassctl slo C=TIME). */
+int aic_parse_slo(const char *s, uint32_t *us, char *err, size_t len)
+{
+	struct aic_opt o = *aic_opt_by_attr(TCA_AICLASS_SLOS);
+	struct aic_config c;
+	uint64_t v;
+
+	memset(&c, 0, sizeof(c));
+	o.name = "slo";
+	if (get_value(&c, &o, s, &v, err, len))
+		return -1;
+	*us = v;
+	return 0;
+}
+
 static bool class_exists(unsigned int c, unsigned int lat, unsigned int train)
 {
 	if (c == AICLASS_PRIOMAP_AUTO)
@@ -492,6 +525,10 @@ int aic_check_config(const struct aic_config *c, char *err, size_t len)
 		return say(err, len,
 			   "Illegal \"weights\": %u given for %u training classes",
 			   c->nweights, train);
+	if (c->have & AIC_BIT(TCA_AICLASS_SLOS) && c->nslos > lat)
+		return say(err, len,
+			   "Illegal \"slos\": %u given for %u latency bands",
+			   c->nslos, lat);
 	if (c->have & AIC_BIT(TCA_AICLASS_THRESHOLDS)) {
 		if (c->have & AIC_BIT(TCA_AICLASS_LAT_BANDS) &&
 		    c->nthresholds != lat - 1)
@@ -591,6 +628,10 @@ int aic_encode_opts(const struct aic_config *c, void *buf, size_t len)
 			put_list(&w, o->attr, TCA_AICLASS_THRESHOLD,
 				 c->thresholds, c->nthresholds);
 			break;
+		case AIC_SLOS:
+			put_list(&w, o->attr, TCA_AICLASS_SLO, c->slos,
+				 c->nslos);
+			break;
 		case AIC_PRIOMAP:
 			put(&w, o->attr, c->priomap, sizeof(c->priomap));
 			break;
@@ -645,6 +686,10 @@ void aic_decode_opts(const void *payload, size_t len, struct aic_config *c)
 			c->nthresholds = get_list(a, TCA_AICLASS_THRESHOLD,
 						  c->thresholds,
 						  ARRAY_SIZE(c->thresholds));
+			break;
+		case AIC_SLOS:
+			c->nslos = get_list(a, TCA_AICLASS_SLO, c->slos,
+					    ARRAY_SIZE(c->slos));
 			break;
 		case AIC_PRIOMAP:
 			if (AIC_NLA_LEN(a) != sizeof(c->priomap))
@@ -747,6 +792,9 @@ void aic_print_opts(const struct aic_config *c, const struct aic_printer *p)
 			continue;
 		case AIC_THRESHOLDS:
 			print_list(p, o, c->thresholds, c->nthresholds);
+			continue;
+		case AIC_SLOS:
+			print_list(p, o, c->slos, c->nslos);
 			continue;
 		case AIC_PRIOMAP:
 			print_map(p, o, c->priomap, AICLASS_PRIOMAP_LEN);

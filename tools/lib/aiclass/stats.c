@@ -16,7 +16,8 @@
 _Static_assert(TCA_AICLASS_STATS_MAX < AIC_STATS_MAX, "aic_stats too small");
 _Static_assert(TCA_AICLASS_CSTATS_MAX < AIC_STATS_MAX, "aic_stats too small");
 
-enum st_fmt { ST_COUNT, ST_BYTES, ST_NS, ST_KIND, ST_SIGNED };
+/* ST_US: microseconds, 0 = off; ST_PPM: parts per million */
+enum st_fmt { ST_COUNT, ST_BYTES, ST_NS, ST_KIND, ST_SIGNED, ST_US, ST_PPM };
 
 struct aic_stat {
 	const char *key;	/* JSON key */
@@ -48,6 +49,9 @@ struct aic_stat {
 #define DROP	"drops_by_reason_total"
 #define DROP_HELP \
 	"Packets dropped, by reason (stolen: consumed by a filter action)."
+#define SLO	"slo_packets_total"
+#define SLO_HELP \
+	"Packets that left the band within (met) or after (missed) its SLO."
 
 /* Text lines of the qdisc stats: the first word of each, or none. */
 static const char *const qstat_lines[] = { "classified", NULL, "dropped", NULL };
@@ -92,6 +96,10 @@ static const struct aic_stat qstats[] = {
 	       "Training packets marked CE by ce_threshold.")),
 	ST64("aqm_marks", "aqm_marks", TCA_AICLASS_STATS_AQM_MARKS, 1,
 	     M("aqm_marks_total", NULL, "Packets marked CE by CoDel.")),
+	ST64("slo_downgrades", "slo_downgrades",
+	     TCA_AICLASS_STATS_SLO_DOWNGRADES, 1,
+	     M("slo_downgrades_total", NULL,
+	       "Flows moved a band lower by a latency SLO, all bands.")),
 	ST64("drop_overlimit", "overlimit", TCA_AICLASS_STATS_DROP_OVERLIMIT, 2,
 	     M(DROP, "reason=\"overlimit\"", DROP_HELP)),
 	ST64("drop_memory", "memory", TCA_AICLASS_STATS_DROP_MEMORY, 2,
@@ -111,7 +119,7 @@ static const struct aic_stat qstats[] = {
 			  "Bytes of truesize queued.")),
 };
 
-static const char *const cstat_lines[] = { NULL };
+static const char *const cstat_lines[] = { NULL, NULL };
 
 static const struct aic_stat cstats[] = {
 	/* kind: a label of every class metric, no metric of its own */
@@ -145,6 +153,21 @@ static const struct aic_stat cstats[] = {
 	ST64("aqm_marks", "aqm_marks", TCA_AICLASS_CSTATS_AQM_MARKS, 0,
 	     M("aqm_marks_total", NULL,
 	       "Packets of the class marked CE by CoDel.")),
+	/* latency bands with an SLO: a line of their own */
+	ST("slo", "slo", TCA_AICLASS_CSTATS_SLO, 4, ST_US, 1,
+	   M("slo_seconds", NULL,
+	     "Latency SLO of the band: the sojourn its packets should stay under (0: off).")),
+	ST64("slo_met", "slo_met", TCA_AICLASS_CSTATS_SLO_MET, 1,
+	     M(SLO, "result=\"met\"", SLO_HELP)),
+	ST64("slo_missed", "slo_missed", TCA_AICLASS_CSTATS_SLO_MISSED, 1,
+	     M(SLO, "result=\"missed\"", SLO_HELP)),
+	ST64("slo_downgrades", "slo_downgrades",
+	     TCA_AICLASS_CSTATS_SLO_DOWNGRADES, 1,
+	     M("slo_downgrades_total", NULL,
+	       "Flows moved from the band to the next lower class by its SLO.")),
+	ST("slo_prob", "slo_prob", TCA_AICLASS_CSTATS_SLO_PROB, 4, ST_PPM, 1,
+	   M("slo_downgrade_ratio", NULL,
+	     "Probability now that a flow of the band is downgraded, 0 to 1.")),
 };
 
 static void decode(const struct nlattr *nest, struct aic_stats *s)
@@ -264,6 +287,13 @@ static void print(const struct aic_stats *s, const struct aic_printer *p,
 					aic_fmt_size(buf, sizeof(buf), v);
 				else if (st[i].fmt == ST_NS)
 					aic_fmt_ns(buf, sizeof(buf), v);
+				else if (st[i].fmt == ST_US && !v)
+					snprintf(buf, sizeof(buf), "off");
+				else if (st[i].fmt == ST_US)
+					aic_fmt_time(buf, sizeof(buf), v);
+				else if (st[i].fmt == ST_PPM)
+					snprintf(buf, sizeof(buf), "%.2f%%",
+						 v / 1e4);
 				else
 					snprintf(buf, sizeof(buf), "%llu",
 						 (unsigned long long)v);
@@ -292,8 +322,8 @@ void aic_print_cstats(const struct aic_stats *s, const struct aic_printer *p)
 
 /*
  * Prometheus: the metric of the i-th stat of a table and its value in the
- * metric's base unit (nanoseconds as seconds, exactly), for aiclassctl
- * metrics.
+ * metric's base unit (nanoseconds and microseconds as seconds, parts per
+ * million as a ratio, exactly), for aiclassctl metrics.
  */
 static const struct aic_metric *metric(const struct aic_stat *st, size_t nst,
 				       unsigned int i)
@@ -311,6 +341,9 @@ static bool metric_value(const struct aic_stats *s, const struct aic_stat *st,
 	if (st[i].fmt == ST_NS && v >= 0)
 		snprintf(buf, len, "%lld.%09lld", (long long)(v / 1000000000),
 			 (long long)(v % 1000000000));
+	else if ((st[i].fmt == ST_US || st[i].fmt == ST_PPM) && v >= 0)
+		snprintf(buf, len, "%lld.%06lld", (long long)(v / 1000000),
+			 (long long)(v % 1000000));
 	else
 		snprintf(buf, len, "%lld", (long long)v);
 	return true;
