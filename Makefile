@@ -26,6 +26,9 @@
 #   make deb             Debian packages aiclass-dkms and aiclass (debian/),
 #                        built in a copy of the tree under build/deb/ and
 #                        checked with lintian; the .deb files land there
+#   make check-deb       (as root) those packages installed with apt into a
+#                        throwaway root, DKMS, a guest drives them, purged
+#   make dkms-remove     every aiclass version registered with DKMS removed
 #
 # Which kernel.  Building (make, make module, check, demo, bench): KVER=
 # and KDIR= as given, else the running kernel when its headers exist, else
@@ -225,6 +228,15 @@ deb:
 	lintian --fail-on error $(DEB_DIR)/aiclass_$(VERSION)_$$(dpkg-architecture -qDEB_HOST_ARCH).changes
 	@ls -1 $(DEB_DIR)/*_$(VERSION)_*.deb
 
+# The packages end to end (tools/check-deb): make deb, apt-get install into
+# a throwaway bookworm root with the test bed's kernel and headers, DKMS
+# builds the module, a guest loads it and drives it with the packaged tc
+# plugin and aiclassctl, apt-get purge leaves the root as it was.  Not in
+# make check (docs/testing.md says when it runs).
+check-deb:
+	$(MAKE) testdeps
+	tools/check-deb $(AICLASS_KERNEL)
+
 clean:
 	if [ -d $(KDIR) ]; then $(MAKE) -C $(KDIR) M=$(CURDIR) clean; fi
 	rm -rf build
@@ -233,4 +245,4 @@ clean:
 .PHONY: all module headers modules-check $(SUBDIRS) deps testdeps check \
 	check-static check-dkms vmcheck check-debug demo bench install \
 	install-module install-tools uninstall uninstall-module \
-	uninstall-tools dkms dkms-remove deb clean
+	uninstall-tools dkms dkms-remove deb check-deb clean
