@@ -332,9 +332,9 @@ test_errors() {
 	expect_err 'Illegal "burst": "12qq"'
 	expect_rc 1 ctl set dev "$DEV" weight 1:11
 	expect_rc 1 ctl set dev "$DEV" burst 1mb burst 2mb
+	expect_err 'Duplicate "burst"'
 	expect_rc 3 ctl set dev "$DEV" slo 1:4=1ms
 	expect_err "class 1:4 does not exist on $DEV"
-	expect_err 'Duplicate "burst"'
 	expect_rc 1 ctl set dev "$DEV" nosuchopt 3
 	expect_rc 1 ctl frobnicate
 	expect_rc 3 ctl set dev aicnosuch0 burst 1mb
