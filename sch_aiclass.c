@@ -128,11 +128,20 @@
 #define AICLASS_SPLIT_GSO_SPEED	1000	/* Mbit/s, ethtool's unit */
 #define AICLASS_FLOW_WAYS	8	/* flow table: slots per set */
 #define AICLASS_TIME_BITS	40	/* flow times: codel time, 13 days */
+#define AICLASS_SLO_WINDOWS	4	/* SLO control window: 4 SLOs ... */
+#define AICLASS_SLO_MIN_WINDOW	NSEC_PER_MSEC	/* ... and at least 1 ms */
+#define AICLASS_SLO_BUDGET	100	/* a window misses: over 1 in 100 late */
+#define AICLASS_SLO_STEP	(U32_MAX / 64)	/* additive increase */
+#define AICLASS_SLO_DECAY	2	/* multiplicative decrease: p -= p/4 */
+#define AICLASS_SLO_HEADROOM	4	/* downgrade at a queue of 3/4 SLO */
 
 /* Flow flags */
 #define AICLASS_FLOW_SHARED	BIT(0)	/* queues packets of other flows */
 #define AICLASS_FLOW_SPILL	BIT(1)	/* a class's queue for placed packets
 					 * that found no slot of their own
+					 */
+#define AICLASS_FLOW_DOWN	BIT(2)	/* auto: level lowered by an SLO for
+					 * the rest of the burst
 					 */
 
 /* Class index: 0 .. 7 latency bands, 8 .. 23 training classes. */
@@ -192,6 +201,20 @@ struct aiclass_class {
 	u64		 aqm_drops;
 	u64		 aqm_marks;
 	struct gnet_stats_queue qstats;
+	/* latency SLO: see aiclass_slo_account() */
+	codel_time_t	 slo;		/* cfg->slos[] in codel time, 0 = off */
+	codel_time_t	 slo_window;	/* control window */
+	codel_time_t	 slo_start;	/* of the current window */
+	codel_time_t	 slo_next;	/* last downgrade by a late packet */
+	codel_time_t	 slo_delay;	/* sojourn of the last packet out, or 0
+					 * once the band drained
+					 */
+	u32		 slo_prob;	/* downgrade probability, of U32_MAX */
+	u32		 slo_pkts;	/* packets of the current window */
+	u32		 slo_late;	/* of them later than slo */
+	u64		 slo_met;
+	u64		 slo_missed;
+	u64		 slo_downgrades;
 	/* placed packets whose flows found no slot (AICLASS_FLOW_SPILL) */
 	struct aiclass_flow spill;
 } ____cacheline_aligned_in_smp;
@@ -202,6 +225,7 @@ struct aiclass_config {
 	u32 train_classes;
 	u32 weights[AICLASS_MAX_TRAIN_CLASSES];
 	u32 thresholds[AICLASS_MAX_LAT_BANDS - 1];
+	u32 slos[AICLASS_MAX_LAT_BANDS];	/* us, 0 = off */
 	u32 burst;
 	u32 train_share;
 	u32 elephant;
@@ -220,6 +244,7 @@ struct aiclass_config {
 	u8  default_class;	/* minor */
 	u8  ecn;
 	u8  split_gso;
+	u8  slo_training;
 	u8  priomap[AICLASS_PRIOMAP_LEN];
 	u8  dscpmap[AICLASS_DSCPMAP_LEN];
 };
@@ -242,6 +267,7 @@ struct aiclass_stats {
 	u64 flows_moved;
 	u64 flows_shared;
 	u64 gso_split;
+	u64 slo_downgrades;
 };
 
 struct aiclass_sched_data {
@@ -249,6 +275,7 @@ struct aiclass_sched_data {
 	struct aiclass_flow *flows;
 	u32		 flows_mask;
 	u32		 backlogged;	/* bitmap of backlogged classes */
+	u32		 slo_mask;	/* bitmap of bands with an SLO */
 	struct list_head train_active;	/* backlogged training classes, DRR */
 	u32		 train_qlen;
 	u32		 train_mem;	/* truesize queued in training */
@@ -410,6 +437,9 @@ static const struct nla_policy aiclass_policy[TCA_AICLASS_MAX + 1] = {
 							    &aiclass_forget_range),
 	[TCA_AICLASS_DSCPMAP]	    = NLA_POLICY_EXACT_LEN(AICLASS_DSCPMAP_LEN),
 	[TCA_AICLASS_SPLIT_GSO]	    = NLA_POLICY_MAX(NLA_U8, 1),
+	[TCA_AICLASS_SLOS]	    = { .type = NLA_NESTED },
+	[TCA_AICLASS_SLO]	    = { .type = NLA_REJECT },
+	[TCA_AICLASS_SLO_TRAINING]  = NLA_POLICY_MAX(NLA_U8, 1),
 };
 
 static const struct nla_policy aiclass_weight_policy[TCA_AICLASS_MAX + 1] = {
@@ -426,12 +456,30 @@ static const struct nla_policy aiclass_threshold_policy[TCA_AICLASS_MAX + 1] = {
 						&aiclass_threshold_range),
 };
 
+/* An SLO is 0 (off) or AICLASS_MIN_SLO .. AICLASS_MAX_SLO us: the policy
+ * takes the top, aiclass_slo_valid() the rest.
+ */
+static struct netlink_range_validation aiclass_slo_range = {
+	.max = AICLASS_MAX_SLO,
+};
+
+static const struct nla_policy aiclass_slo_policy[TCA_AICLASS_MAX + 1] = {
+	[TCA_AICLASS_SLO] = NLA_POLICY_FULL_RANGE(NLA_U32, &aiclass_slo_range),
+};
+
 static const struct nla_policy aiclass_class_policy[TCA_AICLASS_CLASS_MAX + 1] = {
 	[TCA_AICLASS_CLASS_WEIGHT] = NLA_POLICY_RANGE(NLA_U32,
 						      AICLASS_MIN_WEIGHT,
 						      AICLASS_MAX_WEIGHT),
 	[TCA_AICLASS_CLASS_KIND]   = { .type = NLA_REJECT },
+	[TCA_AICLASS_CLASS_SLO]	   = NLA_POLICY_FULL_RANGE(NLA_U32,
+							   &aiclass_slo_range),
 };
+
+static bool aiclass_slo_valid(u32 us)
+{
+	return !us || us >= AICLASS_MIN_SLO;
+}
 
 /* Class ids and indexes */
 
@@ -1020,12 +1068,15 @@ static unsigned int aiclass_auto_class(struct aiclass_sched_data *q,
 		 * flow's ACK-clocked gaps); any other flow starts again in
 		 * the top band.
 		 */
-		if (f->level == AICLASS_LEVEL_TRAIN && quiet < q->forget) {
+		if (f->level == AICLASS_LEVEL_TRAIN && quiet < q->forget &&
+		    (!(f->flags & AICLASS_FLOW_DOWN) ||
+		     f->burst > cfg->elephant)) {
 			q->stats.remembered++;
 		} else {
 			f->level = 0;
 			q->stats.idle_resets++;
 		}
+		f->flags &= ~AICLASS_FLOW_DOWN;
 		f->burst = 0;
 	}
 	if (f->backlog >= cfg->quantum)
@@ -1054,6 +1105,132 @@ static unsigned int aiclass_auto_class(struct aiclass_sched_data *q,
 static u32 aiclass_placed_key(u32 hash, unsigned int idx)
 {
 	return hash ^ ((idx + 1) * GOLDEN_RATIO_32);
+}
+
+/* Latency SLO
+ *
+ * A band with an SLO keeps its promise for the traffic that fits, as
+ * Aequitas (SIGCOMM'22) does at the RPC layer: it counts the packets that
+ * leave it within and after the SLO, and in every window (AICLASS_SLO_WINDOWS
+ * SLOs) where more than 1 in AICLASS_SLO_BUDGET was late, raises the
+ * probability of a downgrade by a step; in a window that meets it, lowers it
+ * by a quarter.  A downgrade moves a flow, with its whole queue in order,
+ * one class lower (the next band; from the last band the default training
+ * class, with slo_training), where its next packets follow it while it
+ * queues there (an auto flow: until its burst ends).  It takes flows that
+ * queue: a packet is a candidate only if its flow holds a quantum and its
+ * share of the band's queue, so small RPCs, which never queue, keep their
+ * place.  A packet that left late takes the rest of its flow's queue with
+ * it at once, if it came after the last such downgrade: the packets queued
+ * before it are late whatever follows, the ones after it show whether the
+ * band still carries more than its SLO allows.
+ */
+
+/* The class band idx downgrades into, or idx when there is none. */
+static unsigned int aiclass_slo_next(const struct aiclass_sched_data *q,
+				     unsigned int idx)
+{
+	if (idx + 1 < q->cfg.lat_bands)
+		return idx + 1;
+	return q->cfg.slo_training ? aiclass_default_idx(&q->cfg) : idx;
+}
+
+/* Downgrade flow f, in band idx, and return the class it goes to.  The
+ * caller moves its queue, and its next packets follow that queue; an auto
+ * flow's level also stays there until its burst ends (AICLASS_LEVEL_TRAIN:
+ * the default training class).  A placed flow comes back when its queue
+ * has drained: nothing of it waits in the lower class to be overtaken.
+ */
+static unsigned int aiclass_slo_downgrade(struct aiclass_sched_data *q,
+					  struct aiclass_flow *f,
+					  unsigned int idx)
+{
+	unsigned int to = aiclass_slo_next(q, idx);
+
+	if (to == idx)
+		return idx;
+	f->level = aiclass_is_training(to) ? AICLASS_LEVEL_TRAIN : to;
+	f->flags |= AICLASS_FLOW_DOWN;
+	q->classes[idx].slo_downgrades++;
+	q->stats.slo_downgrades++;
+	return to;
+}
+
+/* The class of a packet of flow f bound for band idx, which has an SLO. */
+static noinline unsigned int aiclass_slo_admit(struct aiclass_sched_data *q,
+					       struct aiclass_flow *f,
+					       unsigned int idx)
+{
+	const struct aiclass_class *cl = &q->classes[idx];
+
+	if (!f->qlen || f->cls != idx || (f->flags & AICLASS_FLOW_SPILL) ||
+	    f->backlog < q->cfg.quantum ||
+	    (u64)f->backlog * cl->nflows < cl->backlog)
+		return idx;
+	if (cl->slo_delay > cl->slo - cl->slo / AICLASS_SLO_HEADROOM ||
+	    (cl->slo_prob && get_random_u32() < cl->slo_prob))
+		return aiclass_slo_downgrade(q, f, idx);
+	return idx;
+}
+
+/* A packet of flow f left band idx after sojourn, at now (codel time). */
+static noinline void aiclass_slo_account(struct aiclass_sched_data *q,
+					 struct aiclass_flow *f,
+					 unsigned int idx, codel_time_t sojourn,
+					 codel_time_t now)
+{
+	struct aiclass_class *cl = &q->classes[idx];
+	unsigned int to;
+
+	cl->slo_pkts++;
+	cl->slo_delay = cl->qlen ? sojourn : 0;
+	if (sojourn <= cl->slo) {
+		cl->slo_met++;
+	} else {
+		cl->slo_missed++;
+		cl->slo_late++;
+		if (f->qlen &&
+		    codel_time_after_eq(now - sojourn, cl->slo_next) &&
+		    !(f->flags & (AICLASS_FLOW_SHARED | AICLASS_FLOW_SPILL))) {
+			to = aiclass_slo_downgrade(q, f, idx);
+			if (to != idx)
+				aiclass_flow_move(q, f, to);
+			cl->slo_next = now;
+		}
+	}
+	if (codel_time_before(now, cl->slo_start + cl->slo_window))
+		return;
+	if (cl->slo_late * AICLASS_SLO_BUDGET > cl->slo_pkts)
+		cl->slo_prob = cl->slo_prob > U32_MAX - AICLASS_SLO_STEP ?
+			       U32_MAX : cl->slo_prob + AICLASS_SLO_STEP;
+	else if (codel_time_before(now, cl->slo_start + 2 * cl->slo_window))
+		cl->slo_prob -= cl->slo_prob >> AICLASS_SLO_DECAY;
+	else
+		cl->slo_prob = 0;	/* the band was idle: nothing late */
+	cl->slo_start = now;
+	cl->slo_pkts = 0;
+	cl->slo_late = 0;
+}
+
+/* Band idx's SLO from the configuration; off past lat_bands. */
+static void aiclass_slo_derive(struct aiclass_sched_data *q, unsigned int idx)
+{
+	struct aiclass_class *cl = &q->classes[idx];
+	u32 us = idx < q->cfg.lat_bands ? q->cfg.slos[idx] : 0;
+
+	cl->slo = aiclass_us_to_codel(us);
+	cl->slo_window = max(cl->slo * AICLASS_SLO_WINDOWS,
+			     (codel_time_t)(AICLASS_SLO_MIN_WINDOW >>
+					    CODEL_SHIFT));
+	if (us) {
+		q->slo_mask |= BIT(idx);
+	} else {
+		q->slo_mask &= ~BIT(idx);
+		cl->slo_prob = 0;
+		cl->slo_pkts = 0;
+		cl->slo_late = 0;
+		cl->slo_delay = 0;
+	}
 }
 
 /* Enqueue */
@@ -1221,6 +1398,8 @@ static int aiclass_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 	} else if (key != hash && f->qlen) {
 		idx = f->cls;
 	}
+	if (unlikely(q->slo_mask & BIT(idx)) && !shared)
+		idx = aiclass_slo_admit(q, f, idx);
 
 	if (q->split_gso && skb_is_gso(skb))
 		return aiclass_enqueue_segs(sch, skb, f, idx, now, shared,
@@ -1326,7 +1505,7 @@ static noinline struct sk_buff *aiclass_dequeue_backlog(struct Qdisc *sch)
 	u32 drops = cs->drop_count;
 	struct aiclass_class *cl;
 	struct aiclass_flow *f;
-	unsigned int len;
+	unsigned int len, band = 0;
 	u64 now = 0;
 	bool lat, train;
 
@@ -1353,8 +1532,12 @@ static noinline struct sk_buff *aiclass_dequeue_backlog(struct Qdisc *sch)
 			q->stats.guard_yields++;
 			lat = false;
 		}
-		cl = lat ? &q->classes[__ffs(q->backlogged)] :
-			   aiclass_pick_training(q);
+		if (lat) {
+			band = __ffs(q->backlogged);
+			cl = &q->classes[band];
+		} else {
+			cl = aiclass_pick_training(q);
+		}
 		f = aiclass_pick_flow(q, cl);
 
 		skb = codel_dequeue(sch, &sch->qstats.backlog,
@@ -1400,6 +1583,9 @@ static noinline struct sk_buff *aiclass_dequeue_backlog(struct Qdisc *sch)
 
 	bstats_update(&cl->bstats, skb);
 	qdisc_bstats_update(sch, skb);
+	if (lat && unlikely(q->slo_mask & BIT(band)))
+		aiclass_slo_account(q, f, band, f->cvars.ldelay,
+				    aiclass_skb_time(skb) + f->cvars.ldelay);
 	return skb;
 }
 
@@ -1516,6 +1702,10 @@ static void aiclass_reset(struct Qdisc *sch)
 	for (i = 0; i < AICLASS_MAX_CLASSES; i++) {
 		q->classes[i].sojourn_avg = 0;
 		q->classes[i].sojourn_max = 0;
+		q->classes[i].slo_prob = 0;
+		q->classes[i].slo_pkts = 0;
+		q->classes[i].slo_late = 0;
+		q->classes[i].slo_delay = 0;
 	}
 	q->t_next = 0;
 	qdisc_watchdog_cancel(&q->watchdog);
@@ -1638,6 +1828,29 @@ static int aiclass_stage(struct nlattr **tb, struct aiclass_config *cfg,
 	} else if (derive) {
 		aiclass_default_thresholds(cfg);
 	}
+	if (tb[TCA_AICLASS_SLOS]) {
+		err = aiclass_parse_u32_list(tb[TCA_AICLASS_SLOS],
+					     TCA_AICLASS_SLO, aiclass_slo_policy,
+					     vals, AICLASS_MAX_LAT_BANDS, &n,
+					     extack);
+		if (err)
+			return err;
+		if (!n || n > cfg->lat_bands) {
+			NL_SET_ERR_MSG_ATTR(extack, tb[TCA_AICLASS_SLOS],
+					    "Need 1 to lat_bands SLOs");
+			return -EINVAL;
+		}
+		for (i = 0; i < n; i++) {
+			if (!aiclass_slo_valid(vals[i])) {
+				NL_SET_ERR_MSG_ATTR(extack, tb[TCA_AICLASS_SLOS],
+						    "An SLO is 0 (off) or 10us to 1s");
+				return -EINVAL;
+			}
+		}
+		memcpy(cfg->slos, vals, n * sizeof(u32));
+	}
+	if (tb[TCA_AICLASS_SLO_TRAINING])
+		cfg->slo_training = nla_get_u8(tb[TCA_AICLASS_SLO_TRAINING]);
 	for (i = 0; i + 1 < cfg->lat_bands; i++) {
 		if (cfg->thresholds[i] < AICLASS_MIN_THRESHOLD ||
 		    (i && cfg->thresholds[i] <= cfg->thresholds[i - 1]) ||
@@ -1863,6 +2076,8 @@ static void aiclass_commit_derived(struct Qdisc *sch, bool slow)
 	for (i = 0; i < AICLASS_MAX_TRAIN_CLASSES; i++)
 		q->classes[AICLASS_TRAIN_BASE + i].quantum =
 			cfg->weights[i] * cfg->quantum;
+	for (i = 0; i < AICLASS_MAX_LAT_BANDS; i++)
+		aiclass_slo_derive(q, i);
 	q->idle = aiclass_us_to_codel(cfg->idle);
 	q->forget = aiclass_us_to_codel(cfg->forget);
 	q->parse_ip = !!cfg->roce_port ||
@@ -2173,7 +2388,13 @@ static int aiclass_dump(struct Qdisc *sch, struct sk_buff *skb)
 	    nla_put_u32(skb, TCA_AICLASS_FORGET, cfg->forget) ||
 	    nla_put(skb, TCA_AICLASS_DSCPMAP, AICLASS_DSCPMAP_LEN,
 		    cfg->dscpmap) ||
-	    nla_put_u8(skb, TCA_AICLASS_SPLIT_GSO, cfg->split_gso))
+	    nla_put_u8(skb, TCA_AICLASS_SPLIT_GSO, cfg->split_gso) ||
+	    nla_put_u8(skb, TCA_AICLASS_SLO_TRAINING, cfg->slo_training))
+		goto nla_put_failure;
+	/* SLOs only when a band has one: most qdiscs have none. */
+	if (memchr_inv(cfg->slos, 0, cfg->lat_bands * sizeof(u32)) &&
+	    aiclass_put_list(skb, TCA_AICLASS_SLOS, TCA_AICLASS_SLO, cfg->slos,
+			     cfg->lat_bands))
 		goto nla_put_failure;
 
 	return nla_nest_end(skb, opts);
@@ -2239,6 +2460,7 @@ static int aiclass_dump_stats(struct Qdisc *sch, struct gnet_dump *d)
 	    PUT_U64(FLOWS_MOVED, st.flows_moved) ||
 	    PUT_U64(FLOWS_SHARED, st.flows_shared) ||
 	    PUT_U64(GSO_SPLIT, st.gso_split) ||
+	    PUT_U64(SLO_DOWNGRADES, st.slo_downgrades) ||
 	    nla_put_u32(d->skb, TCA_AICLASS_STATS_ACTIVE_FLOWS,
 			active_flows) ||
 	    nla_put_u32(d->skb, TCA_AICLASS_STATS_MEMORY_USED, memory_used))
@@ -2288,7 +2510,7 @@ static int aiclass_class_change(struct Qdisc *sch, u32 classid, u32 parentid,
 	struct nlattr *tb[TCA_AICLASS_CLASS_MAX + 1];
 	struct nlattr *opt = tca[TCA_OPTIONS];
 	unsigned int idx;
-	u32 weight;
+	u32 weight, slo = 0;
 	int err;
 
 	if (!*arg) {
@@ -2305,18 +2527,35 @@ static int aiclass_class_change(struct Qdisc *sch, u32 classid, u32 parentid,
 			       aiclass_class_policy, extack);
 	if (err < 0)
 		return err;
-	if (!tb[TCA_AICLASS_CLASS_WEIGHT])
-		return 0;
-	if (!aiclass_is_training(idx)) {
-		NL_SET_ERR_MSG_MOD(extack,
-				   "Latency bands are strict priority and have no weight");
+	if (tb[TCA_AICLASS_CLASS_WEIGHT] && !aiclass_is_training(idx)) {
+		NL_SET_ERR_MSG_ATTR(extack, tb[TCA_AICLASS_CLASS_WEIGHT],
+				    "Latency bands are strict priority and have no weight");
 		return -EINVAL;
 	}
-	weight = nla_get_u32(tb[TCA_AICLASS_CLASS_WEIGHT]);
+	if (tb[TCA_AICLASS_CLASS_SLO]) {
+		if (aiclass_is_training(idx)) {
+			NL_SET_ERR_MSG_ATTR(extack, tb[TCA_AICLASS_CLASS_SLO],
+					    "Training classes are served by weight and have no SLO");
+			return -EINVAL;
+		}
+		slo = nla_get_u32(tb[TCA_AICLASS_CLASS_SLO]);
+		if (!aiclass_slo_valid(slo)) {
+			NL_SET_ERR_MSG_ATTR(extack, tb[TCA_AICLASS_CLASS_SLO],
+					    "An SLO is 0 (off) or 10us to 1s");
+			return -EINVAL;
+		}
+	}
 
 	sch_tree_lock(sch);
-	q->cfg.weights[idx - AICLASS_TRAIN_BASE] = weight;
-	q->classes[idx].quantum = weight * q->cfg.quantum;
+	if (tb[TCA_AICLASS_CLASS_WEIGHT]) {
+		weight = nla_get_u32(tb[TCA_AICLASS_CLASS_WEIGHT]);
+		q->cfg.weights[idx - AICLASS_TRAIN_BASE] = weight;
+		q->classes[idx].quantum = weight * q->cfg.quantum;
+	}
+	if (tb[TCA_AICLASS_CLASS_SLO]) {
+		q->cfg.slos[idx] = slo;
+		aiclass_slo_derive(q, idx);
+	}
 	sch_tree_unlock(sch);
 	return 0;
 }
@@ -2388,9 +2627,10 @@ static int aiclass_class_dump(struct Qdisc *sch, unsigned long arg,
 		       aiclass_is_training(idx) ? AICLASS_KIND_TRAINING :
 						  AICLASS_KIND_LATENCY))
 		goto nla_put_failure;
-	if (aiclass_is_training(idx) &&
+	if (aiclass_is_training(idx) ?
 	    nla_put_u32(skb, TCA_AICLASS_CLASS_WEIGHT,
-			q->cfg.weights[idx - AICLASS_TRAIN_BASE]))
+			q->cfg.weights[idx - AICLASS_TRAIN_BASE]) :
+	    nla_put_u32(skb, TCA_AICLASS_CLASS_SLO, q->cfg.slos[idx]))
 		goto nla_put_failure;
 	return nla_nest_end(skb, opts);
 
@@ -2405,7 +2645,9 @@ static int aiclass_class_dump_stats(struct Qdisc *sch, unsigned long arg,
 	struct aiclass_sched_data *q = qdisc_priv(sch);
 	unsigned int idx = aiclass_minor_to_idx(&q->cfg, arg);
 	u64 sojourn_avg, sojourn_max, ce_marks, aqm_drops, aqm_marks;
+	u64 slo_met, slo_missed, slo_downgrades;
 	struct gnet_stats_queue qstats;
+	u32 slo, slo_prob;
 	struct aiclass_class *cl;
 	struct nlattr *app, *nest;
 	u32 qlen, active_flows;
@@ -2428,6 +2670,11 @@ static int aiclass_class_dump_stats(struct Qdisc *sch, unsigned long arg,
 	ce_marks = cl->ce_marks;
 	aqm_drops = cl->aqm_drops;
 	aqm_marks = cl->aqm_marks;
+	slo = training ? 0 : q->cfg.slos[idx];
+	slo_met = cl->slo_met;
+	slo_missed = cl->slo_missed;
+	slo_downgrades = cl->slo_downgrades;
+	slo_prob = cl->slo_prob;
 	sch_tree_unlock(sch);
 
 	if (gnet_stats_copy_basic(d, NULL, &cl->bstats, true) < 0 ||
@@ -2463,6 +2710,17 @@ static int aiclass_class_dump_stats(struct Qdisc *sch, unsigned long arg,
 	    (nla_put_u32(d->skb, TCA_AICLASS_CSTATS_WEIGHT,
 			 q->cfg.weights[idx - AICLASS_TRAIN_BASE]) ||
 	     nla_put_s32(d->skb, TCA_AICLASS_CSTATS_DEFICIT, deficit)))
+		goto nla_put_failure;
+	if (slo &&
+	    (nla_put_u32(d->skb, TCA_AICLASS_CSTATS_SLO, slo) ||
+	     nla_put_u64_64bit(d->skb, TCA_AICLASS_CSTATS_SLO_MET, slo_met,
+			       TCA_AICLASS_CSTATS_PAD) ||
+	     nla_put_u64_64bit(d->skb, TCA_AICLASS_CSTATS_SLO_MISSED,
+			       slo_missed, TCA_AICLASS_CSTATS_PAD) ||
+	     nla_put_u64_64bit(d->skb, TCA_AICLASS_CSTATS_SLO_DOWNGRADES,
+			       slo_downgrades, TCA_AICLASS_CSTATS_PAD) ||
+	     nla_put_u32(d->skb, TCA_AICLASS_CSTATS_SLO_PROB,
+			 (u32)(((u64)slo_prob * 1000000) >> 32))))
 		goto nla_put_failure;
 	nla_nest_end(d->skb, nest);
 	nla_nest_end(d->skb, app);

@@ -221,9 +221,7 @@ enum {
 					 * the flow's last burst was an elephant
 					 */
 	TCA_AICLASS_STATS_GSO_SPLIT,	/* GSO packets segmented */
-	TCA_AICLASS_STATS_SLO_DOWNGRADES, /* flows moved a band lower by an
-					 * SLO, all bands
-					 */
+	TCA_AICLASS_STATS_SLO_DOWNGRADES, /* flows an SLO moved lower */
 	__TCA_AICLASS_STATS_MAX
 };
 
@@ -261,10 +259,7 @@ enum {
 	TCA_AICLASS_CSTATS_SLO_MISSED,	/* u64: packets that left the band
 					 * after waiting longer than its SLO
 					 */
-	TCA_AICLASS_CSTATS_SLO_DOWNGRADES, /* u64: flows moved from this band
-					 * to the next lower class, with their
-					 * queues
-					 */
+	TCA_AICLASS_CSTATS_SLO_DOWNGRADES, /* u64: flows moved lower */
 	TCA_AICLASS_CSTATS_SLO_PROB,	/* u32: downgrade probability now,
 					 * parts per million
 					 */

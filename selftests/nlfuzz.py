@@ -65,11 +65,13 @@ NLA_TYPE_MASK = 0x3FFF
  A_THRESHOLDS, A_THRESHOLD, A_ELEPHANT, A_IDLE, A_FLOWS, A_LIMIT,
  A_MEMORY_LIMIT, A_CE_THRESHOLD, A_RATE, A_ROCE_PORT, A_PRIOMAP,
  A_DEFAULT_CLASS, A_LAT_LIMIT, A_QUANTUM, A_PAD, A_TARGET, A_INTERVAL,
- A_ECN, A_FORGET, A_DSCPMAP, A_SPLIT_GSO) = range(1, 28)
-A_MAX = A_SPLIT_GSO
+ A_ECN, A_FORGET, A_DSCPMAP, A_SPLIT_GSO, A_SLOS, A_SLO,
+ A_SLO_TRAINING) = range(1, 31)
+A_MAX = A_SLO_TRAINING
 MIN_RATE = 64
-C_WEIGHT, C_KIND = 1, 2
-C_MAX = C_KIND
+C_WEIGHT, C_KIND, C_SLO = 1, 2, 3
+C_MAX = C_SLO
+MIN_SLO, MAX_SLO = 10, 1_000_000
 LAT_MIN, TRAIN_MIN = 0x01, 0x11
 MAX_LAT, MAX_TRAIN = 8, 16
 
@@ -103,16 +105,21 @@ POLICY = {
     A_FORGET: ("forget", "int", 4, 0, 3_600_000_000),
     A_DSCPMAP: ("dscpmap", "binary", 64, 64, 64),
     A_SPLIT_GSO: ("split_gso", "int", 1, 0, 1),
+    A_SLOS: ("slos", "nest", 0, 0, 0),
+    A_SLO: ("slo", "reject", 0, 0, 0),
+    A_SLO_TRAINING: ("slo_training", "int", 1, 0, 1),
 }
 MAPS = {A_PRIOMAP: 16, A_DSCPMAP: 64}
 # The inner policies of the two lists: one allowed type each.
 LIST_POLICY = {
     A_WEIGHTS: (A_WEIGHT, 1, 1000, MAX_TRAIN),
     A_THRESHOLDS: (A_THRESHOLD, 64, 1 << 30, MAX_LAT - 1),
+    A_SLOS: (A_SLO, 0, MAX_SLO, MAX_LAT),
 }
 CLASS_POLICY = {
     C_WEIGHT: ("weight", "int", 4, 1, 1000),
     C_KIND: ("kind", "reject", 0, 0, 0),
+    C_SLO: ("slo", "int", 4, 0, MAX_SLO),
 }
 FMT = {1: "B", 2: "H", 4: "I", 8: "Q"}
 
@@ -221,6 +228,7 @@ def stage(cfg, opts):
     c = dict(cfg)
     c["weights"] = list(cfg["weights"])
     c["thresholds"] = list(cfg["thresholds"])
+    c["slos"] = list(cfg["slos"])
     derive = False
     if A_LAT_BANDS in tb:
         n = u(tb[A_LAT_BANDS])
@@ -246,6 +254,13 @@ def stage(cfg, opts):
         n = c["lat_bands"] - 1
         for i in range(n):
             c["thresholds"][i] = c["elephant"] >> (n - i)
+    if A_SLOS in tb:
+        vals = parse_list(tb[A_SLOS], A_SLOS)
+        if not vals or len(vals) > c["lat_bands"]:
+            raise Reject("slos count")
+        if any(0 < v < MIN_SLO for v in vals):
+            raise Reject("slo below the minimum")
+        c["slos"][:len(vals)] = vals
     th = c["thresholds"]
     for i in range(c["lat_bands"] - 1):
         if th[i] < 64 or (i and th[i] <= th[i - 1]) or th[i] >= c["elephant"]:
@@ -253,7 +268,7 @@ def stage(cfg, opts):
     for t in (A_BURST, A_TRAIN_SHARE, A_IDLE, A_FORGET, A_FLOWS, A_LIMIT,
               A_MEMORY_LIMIT, A_CE_THRESHOLD, A_RATE, A_ROCE_PORT,
               A_LAT_LIMIT, A_QUANTUM, A_TARGET, A_INTERVAL, A_ECN,
-              A_SPLIT_GSO, A_DEFAULT_CLASS):
+              A_SPLIT_GSO, A_SLO_TRAINING, A_DEFAULT_CLASS):
         if t in tb:
             v = u(tb[t])
             if t == A_FLOWS and v & (v - 1):
@@ -284,7 +299,8 @@ def defaults(quantum):
              limit=10240, memory_limit=32 << 20, ce_threshold=0, rate=0,
              roce_port=4791, priomap=bytes(16), default_class=TRAIN_MIN,
              lat_limit=1024, quantum=quantum, target=5000, interval=100_000,
-             ecn=1, forget=10_000_000, dscpmap=bytes(64), split_gso=1)
+             ecn=1, forget=10_000_000, dscpmap=bytes(64), split_gso=1,
+             slos=[0] * MAX_LAT, slo_training=0)
     n = c["lat_bands"] - 1
     for i in range(n):
         c["thresholds"][i] = c["elephant"] >> (n - i)
@@ -298,6 +314,9 @@ def visible(cfg):
     c = dict(cfg)
     c["weights"] = cfg["weights"][:cfg["train_classes"]]
     c["thresholds"] = cfg["thresholds"][:cfg["lat_bands"] - 1]
+    c["slos"] = cfg["slos"][:cfg["lat_bands"]]
+    if not any(c["slos"]):	# dumped only when a band has one
+        del c["slos"]
     return c
 
 
@@ -376,7 +395,7 @@ def parse_qdisc_opts(data):
     c = {}
     for t, d in attrs:
         t &= NLA_TYPE_MASK
-        if t in (A_WEIGHTS, A_THRESHOLDS):
+        if t in (A_WEIGHTS, A_THRESHOLDS, A_SLOS):
             c[POLICY[t][0]] = [u(x) for _, x in nla_iter(d)[0]]
         elif t in MAPS:
             c[POLICY[t][0]] = bytes(d)
@@ -491,6 +510,11 @@ class Gen:
                 th = sorted(r.sample(range(64, el), n)) if n and el > 64 + n else []
                 out += nla(t | NLA_F_NESTED,
                            b"".join(nla_int(A_THRESHOLD, 4, v) for v in th))
+            elif t == A_SLOS:
+                out += nla(t | NLA_F_NESTED, b"".join(
+                    nla_int(A_SLO, 4, r.choice([0, 0, MIN_SLO, 1000, MAX_SLO,
+                                                r.randint(MIN_SLO, MAX_SLO)]))
+                    for _ in range(r.randint(1, lb))))
             elif t in MAPS:
                 live = [0] * 4 + [LAT_MIN + i for i in range(lb)] + \
                     [TRAIN_MIN + i for i in range(tc)]
@@ -508,7 +532,7 @@ class Gen:
         t = r.choice([r.randint(0, 24), r.randint(0, 24),
                       r.choice(sorted(POLICY)), r.randint(0, 0x3FFF)])
         flags = r.choice([0, 0, 0, NLA_F_NESTED, NLA_F_NET_BYTEORDER])
-        if t in (A_WEIGHTS, A_THRESHOLDS) and r.random() < 0.7:
+        if t in (A_WEIGHTS, A_THRESHOLDS, A_SLOS) and r.random() < 0.7:
             flags = NLA_F_NESTED if r.random() < 0.85 else 0
             inner = LIST_POLICY[t][0]
             lo, hi = LIST_POLICY[t][1], LIST_POLICY[t][2]
@@ -542,7 +566,7 @@ class Gen:
         checks of aiclass_stage() rather than of the policy."""
         r = self.r
         lb, tc = cfg["lat_bands"], cfg["train_classes"]
-        v = r.randrange(12)
+        v = r.randrange(13)
         if v == 0:      # flows in range, not a power of two
             return nla_int(A_FLOWS, 4, r.choice([17, 1000, 1025, 65535, 3 << 10]))
         if v == 1:      # thresholds: wrong count, not rising, above elephant
@@ -577,6 +601,11 @@ class Gen:
                 nla_int(A_INTERVAL, 4, r.randint(100, t))
         if v == 10:     # a rate below the minimum, not off
             return nla_int(A_RATE, 8, r.randint(1, MIN_RATE - 1))
+        if v == 11:     # SLOs: more than lat_bands, none, or below 10us
+            n = r.choice([lb + 1, 0, 1])
+            return nla(A_SLOS | NLA_F_NESTED, b"".join(
+                nla_int(A_SLO, 4, r.choice([1, 9, 10, 0]))
+                for _ in range(n)))
         return nla(A_WEIGHTS | NLA_F_NESTED, nla_int(A_THRESHOLD, 4, 100))
 
     def random_opts(self, cfg):
@@ -818,8 +847,13 @@ class Fuzzer:
         live = [m for m, _ in class_list(cfg)]
         minor = r.choice(live + live + [0, 9, 0x10, 0x20, 0x21, 0xFFFF])
         y = r.random()
-        if y < 0.5:
+        if y < 0.35:
             opts = nla_int(C_WEIGHT, 4, r.randint(1, 1000))
+        elif y < 0.5:
+            opts = nla_int(C_SLO, 4, r.choice([0, 1, 9, MIN_SLO, 5000,
+                                               MAX_SLO, MAX_SLO + 1]))
+            if r.random() < 0.3:
+                opts += nla_int(C_WEIGHT, 4, r.randint(1, 1000))
         elif y < 0.8:
             opts = nla_int(C_WEIGHT, 4, self.g.boundary(1, 1000, 4))
         else:
@@ -843,13 +877,18 @@ class Fuzzer:
             if not nested:
                 raise Reject("NLA_F_NESTED missing")
             tb = validate(opts, CLASS_POLICY, C_MAX)
-            if C_WEIGHT not in tb:
-                return cfg
-            if idx < MAX_LAT:
+            if C_WEIGHT in tb and idx < MAX_LAT:
                 raise Reject("latency band weight")
+            if C_SLO in tb and (idx >= MAX_LAT or
+                                0 < u(tb[C_SLO]) < MIN_SLO):
+                raise Reject("slo")
             c = dict(cfg)
             c["weights"] = list(cfg["weights"])
-            c["weights"][idx - MAX_LAT] = u(tb[C_WEIGHT])
+            c["slos"] = list(cfg["slos"])
+            if C_WEIGHT in tb:
+                c["weights"][idx - MAX_LAT] = u(tb[C_WEIGHT])
+            if C_SLO in tb:
+                c["slos"][idx] = u(tb[C_SLO])
             return c
         self.send("class-change", RTM_NEWTCLASS, flags, body, predict)
 

@@ -1,0 +1,172 @@
+#!/bin/bash
+# SPDX-License-Identifier: GPL-2.0
+# The latency SLO of a band in steady state: 4 bulk TCP flows keep the
+# training side of a 10 Mbit aiclass (its own shaper) full while an
+# inference load of 4-datagram UDP responses, placed in 1:1 by the dscpmap
+# (and once by the auto route), is ramped from 30 % to 150 % of what 1:1
+# can carry; the band's own counters say how many of its packets left
+# within the SLO, and how many flows it downgraded.  Deterministic guest
+# time (selftests/run's DETERMINISTIC).
+. "$(dirname "$0")/lib.sh"
+
+RATE=10mbit
+SLO_US=10000
+SIZE=1400
+BURST=4
+WARM=2
+MEASURE=6
+# What 1:1 can carry while training is backlogged: the link less the
+# guard's train_share (10 %), in UDP payload bytes (1442 bytes on the wire
+# per 1400).
+CAP=$((10000000 / 8 * 90 / 100 * SIZE / (SIZE + 42)))
+
+# slo_counters: "BYTES MET MISSED DOWNGRADES PROB SOJOURN_AVG_NS" of class
+# 1:1 (the bands in $BANDS, as 1,2,3: added up, the largest PROB and
+# SOJOURN_AVG) of aiclass on the router's egress, read from the kernel's class dump
+# (what tc prints of it is tc_plugin.sh's to test).
+slo_counters() {
+	ns_exec "$RTR" python3 - "$RTR_OUT" "${BANDS:-1}" <<'EOF'
+import os, socket, struct, sys
+sys.path[:0] = [os.environ["TOP"] + "/selftests", os.environ["TOP"] + "/tc"]
+from aiclass_msg import E
+from nlfuzz import Rtnl, nla_iter, tcmsg, RTM_GETTCLASS, NLA_TYPE_MASK
+
+ifindex = socket.if_nametoindex(sys.argv[1])
+bands = [int(b, 16) for b in sys.argv[2].split(",")]
+tot = [0] * 6
+want = {E["TCA_AICLASS_CSTATS_" + k]: k for k in
+        ("SLO_MET", "SLO_MISSED", "SLO_DOWNGRADES", "SLO_PROB",
+         "SOJOURN_AVG64")}
+for m in Rtnl().dump(RTM_GETTCLASS, tcmsg(ifindex, 0, 0)):
+    _, idx, clid, _, _ = struct.unpack_from("=BxxxiIII", m)
+    if idx != ifindex or clid & 0xffff not in bands:
+        continue
+    v = dict.fromkeys(want.values(), 0)
+    nbytes = 0
+    for t, d in nla_iter(m[20:])[0]:
+        if t & NLA_TYPE_MASK != 7:		# TCA_STATS2
+            continue
+        for st, sd in nla_iter(d)[0]:
+            st &= NLA_TYPE_MASK
+            if st == 1:			# TCA_STATS_BASIC
+                nbytes = struct.unpack_from("=Q", sd)[0]
+            elif st == 4:		# TCA_STATS_APP
+                for _, xd in nla_iter(sd)[0]:
+                    for ct, cd in nla_iter(xd)[0]:
+                        k = want.get(ct & NLA_TYPE_MASK)
+                        if k:
+                            v[k] = int.from_bytes(cd[:8], "little")
+    row = [nbytes, v["SLO_MET"], v["SLO_MISSED"], v["SLO_DOWNGRADES"],
+           v["SLO_PROB"], v["SOJOURN_AVG64"]]
+    tot = [max(a, b) if i >= 4 else a + b
+           for i, (a, b) in enumerate(zip(tot, row))]
+print(*tot)
+EOF
+}
+
+# slo_point PCT TOS: offer PCT % of CAP as responses with TOS for
+# WARM + MEASURE s beside the bulk flows; sets PT_LOAD (offered payload
+# bytes/s), PT_KEPT (bytes/s that stayed in 1:1), PT_MET, PT_MISSED,
+# PT_DOWN, PT_PROB and PT_SOJ (ns) over the MEASURE s.
+slo_point() {
+	local rate=$((CAP * $1 / 100)) a b
+	PT_LOAD=$rate
+	ns_bg "$SND" python3 "$TOP/selftests/rpcload.py" "$RCV_IP" 9000 \
+		-r "$rate" -s "$SIZE" -b "$BURST" -f 32 -t "$2" \
+		-T $((WARM + MEASURE + 1)) >/dev/null
+	sleep "$WARM"
+	a=($(slo_counters))
+	sleep "$MEASURE"
+	b=($(slo_counters))
+	PT_KEPT=$(((b[0] - a[0]) / MEASURE))
+	PT_MET=$((b[1] - a[1]))
+	PT_MISSED=$((b[2] - a[2]))
+	PT_DOWN=$((b[3] - a[3]))
+	PT_PROB=${b[4]}
+	PT_SOJ=${b[5]}
+	sleep 2		# the load ends, the band drains
+}
+
+# slo_setup SLO: aiclass with the SLO on 1:1 (off: none), DSCP 46 to 1:1,
+# with 4 bulk TCP flows filling 1:11 for SECONDS ($2).
+slo_setup() {
+	dut_qdisc aiclass rate "$RATE" dscpmap 46:1 ||
+		fail "aiclass was refused"
+	dut_tc class change dev "$DUT_DEV" classid 1:1 aiclass slo "$1" ||
+		fail "slo $1 on 1:1 was refused"
+	iperf_client 5201 4 "$2"
+	sleep 4
+}
+
+iperf_client() {
+	ns_bg "$SND" iperf3 -c "$RCV_IP" -p "$1" -P "$2" -t "$3" >/dev/null
+}
+
+# ---------------------------------------------------------------- cases ----
+
+# Up to what the band can carry, the SLO holds by itself and nothing is
+# downgraded; past it, the band keeps its promise for what stays and still
+# carries most of what it carried at 90 %, while the same overload without
+# an SLO queues far past it.  Measured (6.1, deterministic): 30-90 % all
+# within the SLO and no downgrade; 120 %: 998/1000 within, 1:1 kept 0.89x
+# its 90 % bytes.
+test_slo_ramp() {
+	local pct out=() met=() kept=() down=() n i
+	slo_setup "${SLO_US}us" 80
+	for pct in 30 60 90 120 150; do
+		slo_point "$pct" 0xb8
+		n=$((PT_MET + PT_MISSED))
+		[ "$n" -gt 0 ] || fail "no packet left 1:1 at ${pct} %"
+		met+=($((PT_MET * 1000 / n)))
+		kept+=("$PT_KEPT")
+		down+=("$PT_DOWN")
+		out+=("${pct}%: ${PT_KEPT} B/s kept of ${PT_LOAD}, met ${met[-1]}/1000 of $n, ${PT_DOWN} downgrades, p=${PT_PROB} ppm")
+	done
+	printf '%s\n' "${out[@]}"
+	for i in 0 1 2; do
+		[ "${met[i]}" -ge 990 ] && [ "${down[i]}" -eq 0 ] ||
+			fail "below capacity: ${out[i]}"
+	done
+	[ "${met[3]}" -ge 990 ] && [ "${down[3]}" -gt 0 ] &&
+		[ "${kept[3]}" -ge $((kept[2] * 85 / 100)) ] ||
+		fail "at 120 %: ${out[3]}"
+	[ "${met[4]}" -ge 900 ] && [ "${down[4]}" -gt 0 ] &&
+		[ "${kept[4]}" -ge $((kept[2] * 70 / 100)) ] ||
+		fail "at 150 %: ${out[4]}"
+
+	sleep 10	# the bulk flows end
+	slo_setup off 30
+	slo_point 150 0xb8
+	echo "without an SLO at 150 %: sojourn_avg ${PT_SOJ} ns, ${PT_KEPT} B/s kept"
+	[ "$PT_SOJ" -gt $((SLO_US * 1000)) ] ||
+		fail "without an SLO, 1:1's sojourn ${PT_SOJ} ns stayed under ${SLO_US} us at 150 %"
+	sleep 20
+}
+
+# The auto route's responses (no DSCP: each 4-datagram burst starts in
+# 1:1) at 150 %: the same promise for what stays in 1:1, where the auto
+# route's demotions and the SLO's downgrades both act.
+test_slo_auto() {
+	slo_setup "${SLO_US}us" 20
+	slo_point 150 0
+	local n=$((PT_MET + PT_MISSED))
+	echo "auto at 150 %: ${PT_KEPT} B/s kept of ${PT_LOAD}, met ${PT_MET} of $n, ${PT_DOWN} downgrades"
+	[ "$n" -gt 0 ] || fail "no packet left 1:1"
+	# Measured 941/1000 (6.1, deterministic), as the dscpmap's load at
+	# 150 % (947): see the note in docs/design.md.
+	[ $((PT_MET * 1000 / n)) -ge 900 ] && [ "$PT_DOWN" -gt 0 ] ||
+		fail "only ${PT_MET} of $n packets within the SLO"
+	sleep 12
+}
+
+ktap_header
+require_cmd iperf3 python3
+aiclass_load
+ktap_plan 2
+dumbbell_setup -d 5ms
+ns_exec "$SND" sysctl -qw net.ipv4.tcp_ecn=0 net.ipv4.tcp_congestion_control=cubic
+ns_bg "$RCV" iperf3 -s -p 5201 >/dev/null
+wait_listen "$RCV" 5201
+run_case "an SLO band keeps its promise from 30 % to 150 % of its capacity" test_slo_ramp
+run_case "an SLO band keeps its promise for auto-classified responses" test_slo_auto
+ktap_finish
