@@ -8,6 +8,7 @@
 #                        installing on the running kernel need, and nothing
 #                        else: gcc, make, kmod, libnl-3, pkg-config, dkms and
 #                        linux-headers-$(uname -r) when Debian has it
+#                        (KVER=VERSION: linux-headers-VERSION instead)
 #   make testdeps        (as root) what check, demo and bench need, and the
 #                        test bed's guest kernels and tc 6.15 unpacked into
 #                        caches under /var/cache (no kernel installed); the
@@ -123,8 +124,10 @@ modules-check:
 		$(MAKE) -C $$kdir M=$(CURDIR)/build/$$k modules; \
 	done
 
+# KVER only when the user gave it: the headers of the kernel make install
+# KVER= is for.
 deps:
-	tools/deps build
+	tools/deps build $(if $(filter command line environment,$(origin KVER)),$(KVER))
 
 testdeps:
 	tools/deps test
