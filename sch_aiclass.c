@@ -206,12 +206,16 @@ struct aiclass_class {
 	codel_time_t	 slo_window;	/* control window */
 	codel_time_t	 slo_start;	/* of the current window */
 	codel_time_t	 slo_next;	/* last downgrade by a late packet */
-	codel_time_t	 slo_delay;	/* sojourn of the last packet out, or 0
-					 * once the band drained
+	codel_time_t	 slo_last;	/* the last packet out left at */
+	u32		 slo_byte_time;	/* codel time per byte << 16 while the
+					 * band is backlogged, of the last
+					 * window that measured it
 					 */
 	u32		 slo_prob;	/* downgrade probability, of U32_MAX */
 	u32		 slo_pkts;	/* packets of the current window */
 	u32		 slo_late;	/* of them later than slo */
+	u32		 slo_busy;	/* time and bytes of them that left */
+	u32		 slo_busy_bytes;/* while the band stayed backlogged */
 	u64		 slo_met;
 	u64		 slo_missed;
 	u64		 slo_downgrades;
@@ -1120,10 +1124,18 @@ static u32 aiclass_placed_key(u32 hash, unsigned int idx)
  * queues there (an auto flow: until its burst ends).  It takes flows that
  * queue: a packet is a candidate only if its flow holds a quantum and its
  * share of the band's queue, so small RPCs, which never queue, keep their
- * place.  A packet that left late takes the rest of its flow's queue with
- * it at once, if it came after the last such downgrade: the packets queued
- * before it are late whatever follows, the ones after it show whether the
- * band still carries more than its SLO allows.
+ * place.  Two rules act before the count does, on the wait a packet
+ * would have: the band's backlog at the time per byte it was served while
+ * backlogged (what the link, the guard's turns for training and the bands
+ * above left it, measured over the last window).  A packet that would
+ * wait past the SLO goes lower at once, whatever its flow: it would be
+ * late here.  Once the band has missed its SLO lately, a candidate goes
+ * at once when it would wait 3/4 of the SLO.  Below capacity neither
+ * fires: bursts that meet the SLO do not look like overload.  A packet
+ * that left late takes the rest of its flow's queue with it at once, if it
+ * came after the last such downgrade: the packets queued before it are
+ * late whatever follows, the ones after it show whether the band still
+ * carries more than its SLO allows.
  */
 
 /* The class band idx downgrades into, or idx when there is none. */
@@ -1162,28 +1174,58 @@ static noinline unsigned int aiclass_slo_admit(struct aiclass_sched_data *q,
 					       unsigned int idx)
 {
 	const struct aiclass_class *cl = &q->classes[idx];
+	codel_time_t wait;
 
-	if (!f->qlen || f->cls != idx || (f->flags & AICLASS_FLOW_SPILL) ||
-	    f->backlog < q->cfg.quantum ||
+	if (f->flags & AICLASS_FLOW_SPILL)
+		return idx;
+	/* The packet would wait for the band's queue at the rate the band
+	 * was served while backlogged: past the SLO, it goes lower whatever
+	 * its flow, and no packet of the band is ahead of it there.  Into
+	 * an empty band every packet goes, which also renews the estimate.
+	 */
+	wait = min_t(u64, (u64)cl->backlog * cl->slo_byte_time >> 16,
+		     U32_MAX);
+	if (wait > cl->slo)
+		return aiclass_slo_downgrade(q, f, idx);
+	if (!f->qlen || f->cls != idx || f->backlog < q->cfg.quantum ||
 	    (u64)f->backlog * cl->nflows < cl->backlog)
 		return idx;
-	if (cl->slo_delay > cl->slo - cl->slo / AICLASS_SLO_HEADROOM ||
-	    (cl->slo_prob && get_random_u32() < cl->slo_prob))
+	/* Only a band that has missed its SLO lately (a late packet in this
+	 * window, or a probability left from one) sheds the flows that
+	 * queue early: below capacity, bursts that meet can still come near
+	 * the SLO now and then.
+	 */
+	if (!cl->slo_prob && !cl->slo_late)
+		return idx;
+	if (wait > cl->slo - cl->slo / AICLASS_SLO_HEADROOM ||
+	    get_random_u32() < cl->slo_prob)
 		return aiclass_slo_downgrade(q, f, idx);
 	return idx;
 }
 
-/* A packet of flow f left band idx after sojourn, at now (codel time). */
+/* A packet of flow f, len bytes, left band idx after sojourn, at now
+ * (codel time).
+ */
 static noinline void aiclass_slo_account(struct aiclass_sched_data *q,
 					 struct aiclass_flow *f,
-					 unsigned int idx, codel_time_t sojourn,
-					 codel_time_t now)
+					 unsigned int idx, unsigned int len,
+					 codel_time_t sojourn, codel_time_t now)
 {
 	struct aiclass_class *cl = &q->classes[idx];
+	codel_time_t busy = now - cl->slo_last;
 	unsigned int to;
 
+	/* The band's service time per byte, from departures while it stays
+	 * backlogged (this packet was queued at the last one): what the
+	 * link, the guard's turns for training and the bands above leave
+	 * it.
+	 */
+	if (busy <= sojourn) {
+		cl->slo_busy += busy;
+		cl->slo_busy_bytes += len;
+	}
+	cl->slo_last = now;
 	cl->slo_pkts++;
-	cl->slo_delay = cl->qlen ? sojourn : 0;
 	if (sojourn <= cl->slo) {
 		cl->slo_met++;
 	} else {
@@ -1207,9 +1249,31 @@ static noinline void aiclass_slo_account(struct aiclass_sched_data *q,
 		cl->slo_prob -= cl->slo_prob >> AICLASS_SLO_DECAY;
 	else
 		cl->slo_prob = 0;	/* the band was idle: nothing late */
+	/* A band that no longer queues renews no estimate: let it age, or
+	 * one slow stretch would keep every second packet out for good.
+	 */
+	if (cl->slo_busy_bytes)
+		cl->slo_byte_time = min_t(u64, div_u64((u64)cl->slo_busy << 16,
+						       cl->slo_busy_bytes),
+					  U32_MAX);
+	else
+		cl->slo_byte_time >>= 1;
 	cl->slo_start = now;
 	cl->slo_pkts = 0;
 	cl->slo_late = 0;
+	cl->slo_busy = 0;
+	cl->slo_busy_bytes = 0;
+}
+
+/* Forget what band cl measured: a new start, or no SLO. */
+static void aiclass_slo_clear(struct aiclass_class *cl)
+{
+	cl->slo_prob = 0;
+	cl->slo_pkts = 0;
+	cl->slo_late = 0;
+	cl->slo_busy = 0;
+	cl->slo_busy_bytes = 0;
+	cl->slo_byte_time = 0;
 }
 
 /* Band idx's SLO from the configuration; off past lat_bands. */
@@ -1226,10 +1290,7 @@ static void aiclass_slo_derive(struct aiclass_sched_data *q, unsigned int idx)
 		q->slo_mask |= BIT(idx);
 	} else {
 		q->slo_mask &= ~BIT(idx);
-		cl->slo_prob = 0;
-		cl->slo_pkts = 0;
-		cl->slo_late = 0;
-		cl->slo_delay = 0;
+		aiclass_slo_clear(cl);
 	}
 }
 
@@ -1584,7 +1645,7 @@ static noinline struct sk_buff *aiclass_dequeue_backlog(struct Qdisc *sch)
 	bstats_update(&cl->bstats, skb);
 	qdisc_bstats_update(sch, skb);
 	if (lat && unlikely(q->slo_mask & BIT(band)))
-		aiclass_slo_account(q, f, band, f->cvars.ldelay,
+		aiclass_slo_account(q, f, band, len, f->cvars.ldelay,
 				    aiclass_skb_time(skb) + f->cvars.ldelay);
 	return skb;
 }
@@ -1702,10 +1763,7 @@ static void aiclass_reset(struct Qdisc *sch)
 	for (i = 0; i < AICLASS_MAX_CLASSES; i++) {
 		q->classes[i].sojourn_avg = 0;
 		q->classes[i].sojourn_max = 0;
-		q->classes[i].slo_prob = 0;
-		q->classes[i].slo_pkts = 0;
-		q->classes[i].slo_late = 0;
-		q->classes[i].slo_delay = 0;
+		aiclass_slo_clear(&q->classes[i]);
 	}
 	q->t_next = 0;
 	qdisc_watchdog_cancel(&q->watchdog);

@@ -3,7 +3,7 @@
 # The latency SLO of a band in steady state: 4 bulk TCP flows keep the
 # training side of a 10 Mbit aiclass (its own shaper) full while an
 # inference load of 4-datagram UDP responses, placed in 1:1 by the dscpmap
-# (and once by the auto route), is ramped from 30 % to 150 % of what 1:1
+# (and once by the auto route), is ramped from 30 % to 200 % of what 1:1
 # can carry; the band's own counters say how many of its packets left
 # within the SLO, and how many flows it downgraded.  Deterministic guest
 # time (selftests/run's DETERMINISTIC).
@@ -95,7 +95,15 @@ slo_setup() {
 	dut_tc class change dev "$DUT_DEV" classid 1:1 aiclass slo "$1" ||
 		fail "slo $1 on 1:1 was refused"
 	iperf_client 5201 4 "$2"
+	BULK_PID=$BG_PID
 	sleep 4
+}
+
+# bulk_stop: end slo_setup's bulk flows, so the next case's can connect.
+bulk_stop() {
+	kill "$BULK_PID" 2>/dev/null
+	wait "$BULK_PID" 2>/dev/null || true	# killed: 143
+	sleep 1
 }
 
 iperf_client() {
@@ -108,12 +116,13 @@ iperf_client() {
 # downgraded; past it, the band keeps its promise for what stays and still
 # carries most of what it carried at 90 %, while the same overload without
 # an SLO queues far past it.  Measured (6.1, deterministic): 30-90 % all
-# within the SLO and no downgrade; 120 %: 998/1000 within, 1:1 kept 0.89x
-# its 90 % bytes.
+# within the SLO and no downgrade; 120 %: 993/1000 within, 1:1 kept 0.94x
+# its 90 % bytes; 150 %: 982/1000, 0.88x; 200 %: 993/1000, 0.90x; without
+# the SLO at 150 %, a 60 ms sojourn.
 test_slo_ramp() {
-	local pct out=() met=() kept=() down=() n i
+	local pct out=() met=() kept=() down=() n i lo_met lo_kept
 	slo_setup "${SLO_US}us" 80
-	for pct in 30 60 90 120 150; do
+	for pct in 30 60 90 120 150 200; do
 		slo_point "$pct" 0xb8
 		n=$((PT_MET + PT_MISSED))
 		[ "$n" -gt 0 ] || fail "no packet left 1:1 at ${pct} %"
@@ -121,26 +130,29 @@ test_slo_ramp() {
 		kept+=("$PT_KEPT")
 		down+=("$PT_DOWN")
 		out+=("${pct}%: ${PT_KEPT} B/s kept of ${PT_LOAD}, met ${met[-1]}/1000 of $n, ${PT_DOWN} downgrades, p=${PT_PROB} ppm")
+		echo "${out[-1]}"
 	done
-	printf '%s\n' "${out[@]}"
 	for i in 0 1 2; do
 		[ "${met[i]}" -ge 990 ] && [ "${down[i]}" -eq 0 ] ||
 			fail "below capacity: ${out[i]}"
 	done
-	[ "${met[3]}" -ge 990 ] && [ "${down[3]}" -gt 0 ] &&
-		[ "${kept[3]}" -ge $((kept[2] * 85 / 100)) ] ||
-		fail "at 120 %: ${out[3]}"
-	[ "${met[4]}" -ge 900 ] && [ "${down[4]}" -gt 0 ] &&
-		[ "${kept[4]}" -ge $((kept[2] * 70 / 100)) ] ||
-		fail "at 150 %: ${out[4]}"
+	# Past capacity: at least 97 % within (96 % at twice the capacity),
+	# and 80 % (70 %) of what 1:1 carried at 90 % still carried there.
+	for i in 3 4 5; do
+		lo_met=970 lo_kept=80
+		[ "$i" -lt 5 ] || lo_met=960 lo_kept=70
+		[ "${met[i]}" -ge $lo_met ] && [ "${down[i]}" -gt 0 ] &&
+			[ "${kept[i]}" -ge $((kept[2] * lo_kept / 100)) ] ||
+			fail "overloaded: ${out[i]}"
+	done
 
-	sleep 10	# the bulk flows end
+	bulk_stop
 	slo_setup off 30
 	slo_point 150 0xb8
 	echo "without an SLO at 150 %: sojourn_avg ${PT_SOJ} ns, ${PT_KEPT} B/s kept"
 	[ "$PT_SOJ" -gt $((SLO_US * 1000)) ] ||
 		fail "without an SLO, 1:1's sojourn ${PT_SOJ} ns stayed under ${SLO_US} us at 150 %"
-	sleep 20
+	bulk_stop
 }
 
 # The auto route's responses (no DSCP: each 4-datagram burst starts in
@@ -152,11 +164,11 @@ test_slo_auto() {
 	local n=$((PT_MET + PT_MISSED))
 	echo "auto at 150 %: ${PT_KEPT} B/s kept of ${PT_LOAD}, met ${PT_MET} of $n, ${PT_DOWN} downgrades"
 	[ "$n" -gt 0 ] || fail "no packet left 1:1"
-	# Measured 941/1000 (6.1, deterministic), as the dscpmap's load at
-	# 150 % (947): see the note in docs/design.md.
-	[ $((PT_MET * 1000 / n)) -ge 900 ] && [ "$PT_DOWN" -gt 0 ] ||
+	# Measured 987/1000 (6.1, deterministic), as the dscpmap's load at
+	# 150 % (982).
+	[ $((PT_MET * 1000 / n)) -ge 970 ] && [ "$PT_DOWN" -gt 0 ] ||
 		fail "only ${PT_MET} of $n packets within the SLO"
-	sleep 12
+	bulk_stop
 }
 
 ktap_header
@@ -167,6 +179,6 @@ dumbbell_setup -d 5ms
 ns_exec "$SND" sysctl -qw net.ipv4.tcp_ecn=0 net.ipv4.tcp_congestion_control=cubic
 ns_bg "$RCV" iperf3 -s -p 5201 >/dev/null
 wait_listen "$RCV" 5201
-run_case "an SLO band keeps its promise from 30 % to 150 % of its capacity" test_slo_ramp
+run_case "an SLO band keeps its promise from 30 % to 200 % of its capacity" test_slo_ramp
 run_case "an SLO band keeps its promise for auto-classified responses" test_slo_auto
 ktap_finish
