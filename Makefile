@@ -29,6 +29,9 @@
 #                        checked with lintian; the .deb files land there
 #   make check-deb       (as root) those packages installed with apt into a
 #                        throwaway root, DKMS, a guest drives them, purged
+#   make check-fresh     (as root) the README on a fresh bookworm root: the
+#                        install path (make deps, make, make install) for
+#                        the test bed's kernel, and make demo (CI runs it)
 #   make dkms-remove     every aiclass version registered with DKMS removed
 #
 # Which kernel.  Building (make, make module, check, demo, bench): KVER=
@@ -252,6 +255,13 @@ check-deb:
 	$(MAKE) testdeps
 	tools/check-deb $(AICLASS_KERNEL)
 
+# The README on a root that has nothing (tools/check-fresh): a minbase
+# bookworm root with git and make, a clean clone of HEAD in it, then the
+# install path and make demo inside, as a new user runs them.
+check-fresh:
+	$(MAKE) testdeps
+	tools/check-fresh
+
 clean:
 	if [ -d $(KDIR) ]; then $(MAKE) -C $(KDIR) M=$(CURDIR) clean; fi
 	rm -rf build
@@ -260,4 +270,4 @@ clean:
 .PHONY: all module headers modules-check $(SUBDIRS) deps testdeps check \
 	check-static check-dkms vmcheck check-debug demo bench install \
 	install-module install-tools uninstall uninstall-module \
-	uninstall-tools dkms dkms-remove deb check-deb clean
+	uninstall-tools dkms dkms-remove deb check-deb check-fresh clean
