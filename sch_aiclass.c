@@ -1203,6 +1203,15 @@ static noinline unsigned int aiclass_slo_admit(struct aiclass_sched_data *q,
 	return idx;
 }
 
+/* Start band cl's next window: nothing counted yet. */
+static void aiclass_slo_window_clear(struct aiclass_class *cl)
+{
+	cl->slo_pkts = 0;
+	cl->slo_late = 0;
+	cl->slo_busy = 0;
+	cl->slo_busy_bytes = 0;
+}
+
 /* A packet of flow f, len bytes, left band idx after sojourn, at now
  * (codel time).
  */
@@ -1250,7 +1259,7 @@ static noinline void aiclass_slo_account(struct aiclass_sched_data *q,
 	else
 		cl->slo_prob = 0;	/* the band was idle: nothing late */
 	/* A band that no longer queues renews no estimate: let it age, or
-	 * one slow stretch would keep every second packet out for good.
+	 * one slow stretch would keep the band shedding packets for good.
 	 */
 	if (cl->slo_busy_bytes)
 		cl->slo_byte_time = min_t(u64, div_u64((u64)cl->slo_busy << 16,
@@ -1259,21 +1268,15 @@ static noinline void aiclass_slo_account(struct aiclass_sched_data *q,
 	else
 		cl->slo_byte_time >>= 1;
 	cl->slo_start = now;
-	cl->slo_pkts = 0;
-	cl->slo_late = 0;
-	cl->slo_busy = 0;
-	cl->slo_busy_bytes = 0;
+	aiclass_slo_window_clear(cl);
 }
 
 /* Forget what band cl measured: a new start, or no SLO. */
 static void aiclass_slo_clear(struct aiclass_class *cl)
 {
 	cl->slo_prob = 0;
-	cl->slo_pkts = 0;
-	cl->slo_late = 0;
-	cl->slo_busy = 0;
-	cl->slo_busy_bytes = 0;
 	cl->slo_byte_time = 0;
+	aiclass_slo_window_clear(cl);
 }
 
 /* Band idx's SLO from the configuration; off past lat_bands. */
