@@ -94,8 +94,16 @@ else
 	MIX_WARM=8
 	MIX_WIN=${AICLASS_BENCH_SECONDS:-20}
 	PG_COUNT=${AICLASS_BENCH_PKTGEN_COUNT:-200000}
-	PG_REPS=${AICLASS_BENCH_PKTGEN_REPS:-9}
-	PG_BYPASS_REPS=${AICLASS_BENCH_PKTGEN_BYPASS_REPS:-3}
+	# Under plain TCG a single pktgen run moves by up to 25 %: 9 paired
+	# runs.  In guest time a run is a count and repeats to within a
+	# fraction of a per cent: 3 show that.
+	if [ "${AICLASS_VM_DETERMINISTIC:-0}" = 1 ]; then
+		PG_REPS=${AICLASS_BENCH_PKTGEN_REPS:-3}
+		PG_BYPASS_REPS=${AICLASS_BENCH_PKTGEN_BYPASS_REPS:-1}
+	else
+		PG_REPS=${AICLASS_BENCH_PKTGEN_REPS:-9}
+		PG_BYPASS_REPS=${AICLASS_BENCH_PKTGEN_BYPASS_REPS:-3}
+	fi
 	OUT=${AICLASS_BENCH_OUT:-$top/results}
 fi
 SECS=$((WARM + WIN + 1))	# the training load's run
