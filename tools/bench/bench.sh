@@ -17,7 +17,8 @@
 #             a quarter of the link (iperf3), and the same probes; after
 #             $WARM s of warm-up, $WIN s counted: link and training bytes,
 #             the collective's smoothed RTT (`ss -tin` on the sender, once
-#             a second) and every class's sojourn (`tc -s class show`);
+#             a second), every class's sojourn (`tc -s class show`) and
+#             each packet's delay in the qdisc tree (tools/bench/qdelay.bt);
 #   DRR: three classes weighted 1:2:4 (aiclass, ets), class bytes counted
 #     over $DRR_WIN s after $WARM s;
 #   accuracy: NCCL-like, gRPC-like and short-connection traffic at once,
@@ -52,8 +53,10 @@ if [ -z "${AICLASS_VM:-}" ]; then
 	# the limits are twice TCG's (the full run has not been timed so).
 	"$top/tools/vm/run" -D -t "$([ -n "$quick" ] && echo 1800 || echo 7200)" -- \
 		tools/bench/bench.sh "$@"
-	# the instruction profile: more guest boots, not in the quick run
-	[ -n "$quick" ] || "$top/tools/bench/insn-profile" "${AICLASS_BENCH_OUT:-$top/results}"
+	# the instruction profile: more guest boots, not in the quick run (a
+	# count that repeats exactly: AICLASS_BENCH_INSN=0 leaves it out)
+	[ -n "$quick" ] || [ "${AICLASS_BENCH_INSN:-1}" = 0 ] ||
+		"$top/tools/bench/insn-profile" "${AICLASS_BENCH_OUT:-$top/results}"
 	exit
 fi
 # shellcheck source=../../selftests/lib.sh
@@ -341,6 +344,55 @@ json.dump({"tx_bytes": b[1] - a[1], "window": b[0] - a[0],
 		"$1" "$2" "$WARM" "$3"
 }
 
+# qdelay_start DIR: tools/bench/qdelay.bt on the bottleneck's device, into
+# DIR/qdelay.txt, once its probes are attached (its compile takes some
+# seconds of the guest's one CPU: before the load starts, not in it).
+# qdelay_mark start|end: the window's bounds, as calls that reach no process.
+qdelay_pid=
+qdelay_start() {
+	local i
+	[ -n "$qdelay" ] || return 0
+	# the quick run traces aiclass alone: bpftrace's start is its cost
+	[ -z "$quick" ] || [ "$2" = aiclass ] || return 0
+	# shellcheck disable=SC2086
+	BPFTRACE_MAP_KEYS_MAX=32768 bpftrace "$bench/qdelay.bt" "$DUT_DEV" $qdelay \
+		>"$1/qdelay.txt" 2>"$1/qdelay.err" &
+	qdelay_pid=$!
+	for ((i = 0; i < 600; i++)); do
+		grep -q '^Attaching' "$1/qdelay.txt" 2>/dev/null && return 0
+		kill -0 "$qdelay_pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	log "  bpftrace did not start: $(head -c 300 "$1/qdelay.err")"
+	kill "$qdelay_pid" 2>/dev/null || true
+	qdelay_pid=
+}
+qdelay_mark() {
+	local i
+	[ -n "$qdelay_pid" ] || return 0
+	kill -0 -- "-$([ "$1" = start ] && echo 424242 || echo 424243)" 2>/dev/null || true
+	[ "$1" = start ] && return 0
+	for ((i = 0; i < 300; i++)); do
+		kill -0 "$qdelay_pid" 2>/dev/null || break
+		sleep 0.1
+	done
+	kill -INT "$qdelay_pid" 2>/dev/null || true
+	wait "$qdelay_pid" || log "  bpftrace exited with $?"
+	qdelay_pid=
+}
+# bpftrace needs tracefs; AICLASS_BENCH_QDELAY=0 leaves the trace out.
+# $qdelay: the skb's offsets the script reads at (none: no trace)
+qdelay=
+if [ "${AICLASS_BENCH_QDELAY:-1}" != 0 ] && command -v bpftrace >/dev/null; then
+	[ -d /sys/kernel/tracing/events ] || mount -t tracefs tracefs /sys/kernel/tracing 2>/dev/null || true
+	[ ! -d /sys/kernel/tracing/events ] ||
+		qdelay="$(python3 "$bench/btfsize.py" --offsets sk_buff head data len \
+			network_header transport_header end) $(python3 "$bench/btfsize.py" \
+			--offsets skb_shared_info gso_size gso_segs)" || qdelay=
+	qdelay=$(echo "$qdelay" | tr -s '\n' ' ')
+fi
+[ -n "$qdelay" ] || log "no per-packet qdisc delay: bpftrace or tracefs missing"
+
 # run_contender NAME ARGS...: the idle probes, then the loaded run.  After
 # $WARM s of training, link, training, CPU, the collective's RTT and the
 # classes' sojourn are counted over one window of $WIN s while the probes run.
@@ -357,6 +409,7 @@ run_contender() {
 		die "$name: idle RPC probe failed"
 	wait "$ping" || echo "$name: idle ping-pong failed" >&2
 
+	qdelay_start "$d" "$name"
 	ns_exec "$SND" python3 "$bench/collective.py" client --dst "$RCV_IP" \
 		--port $COLL_PORT --flows "$COLL_FLOWS" --step "$COLL_STEP" \
 		--duration "$LOAD_SECS" --out "$d/coll.json" &
@@ -371,9 +424,11 @@ run_contender() {
 	ping=$!
 	sampler "$WIN" "$d" $COLL_PORT &
 	smp=$!
+	qdelay_mark start
 	s0=$(sample)
 	sleep "$WIN"
 	s1=$(sample)
+	qdelay_mark end
 	wait "$smp" || true
 	wait "$rpc" || echo "$name: loaded RPC probe failed" >&2
 	wait "$ping" || echo "$name: loaded ping-pong failed" >&2
@@ -619,6 +674,8 @@ cat >"$raw/conditions.json" <<EOC
  "bench_seconds": $(($(date +%s) - started))}
 EOC
 python3 "$bench/report.py" "$raw" "$OUT"
-# the quick run keeps its raw numbers, to see what went wrong
-[ -z "$quick" ] || { rm -rf "$OUT/raw"; cp -r "$raw" "$OUT/raw"; }
+# the raw numbers stay beside the report: to see what went wrong, and so
+# that tools/bench/report.py RAW OUT can be run again on them
+rm -rf "$OUT/raw"
+cp -r "$raw" "$OUT/raw"
 log "done in $(($(date +%s) - started))s; results in $OUT"
