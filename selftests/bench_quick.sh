@@ -32,7 +32,9 @@ test_table() {
 }
 
 test_raw() {
-	python3 - "$bench_out" "$contenders" <<'EOF' || fail "bench.json/bench.csv incomplete"
+	local traced=0
+	command -v bpftrace >/dev/null && traced=1
+	python3 - "$bench_out" "$contenders" "$traced" <<'EOF' || fail "bench.json/bench.csv incomplete"
 import csv, json, sys
 d = json.load(open(sys.argv[1] + "/bench.json"))
 rows = {r["contender"]: r for r in d["rows"]}
@@ -48,6 +50,17 @@ for c in want:
     assert r["train_rtt_n"], "%s: no RTT sample of the collective" % c
     if c.startswith("aiclass"):
         assert r["train_sojourn_avg_ms"] is not None, "%s: no training class sojourn" % c
+# the per-packet qdisc delay (tools/bench/qdelay.bt), traced for aiclass
+# alone in the quick run: every traffic kind seen, percentiles in order
+if sys.argv[3] == "1":
+    qd = rows["aiclass"].get("qdelay") or {}
+    for kind in ("inference RPC responses", "ping-pong", "training TCP", "RoCEv2 UDP"):
+        e = qd.get(kind, {})
+        for w in ("sojourn", "head"):
+            v = e.get(w) or {}
+            assert v.get("n"), "aiclass: no %s %s delay traced (%s)" % (kind, w, sorted(qd))
+            assert v["p50"] <= v["p99"] <= v["p999"], "aiclass %s %s: %s" % (kind, w, v)
+        assert e["head"]["p99"] <= e["sojourn"]["p99"], "aiclass %s: head > sojourn" % kind
 assert set(d["drr"]) == {"aiclass", "ets"}, "DRR shares missing"
 for how in ("fair", "bypass"):
     for c in ("pfifo", "fq_codel", "fq", "aiclass", "aiclass_codel"):

@@ -344,40 +344,50 @@ json.dump({"tx_bytes": b[1] - a[1], "window": b[0] - a[0],
 		"$1" "$2" "$WARM" "$3"
 }
 
-# qdelay_start DIR: tools/bench/qdelay.bt on the bottleneck's device, into
-# DIR/qdelay.txt, once its probes are attached (its compile takes some
-# seconds of the guest's one CPU: before the load starts, not in it).
-# qdelay_mark start|end: the window's bounds, as calls that reach no process.
+# qdelay_start: tools/bench/qdelay.bt on the bottleneck's device, once for
+# the whole latency phase (its compile takes some seconds of the guest's one
+# CPU), into $raw/qdelay.all, once its probes are attached.
+# qdelay_mark start|end DIR: a window's bounds, as calls that reach no
+# process; at the end the tracer prints the window's counts, which go to
+# DIR/qdelay.txt.  qdelay_stop: the tracer ends.
 qdelay_pid=
+qdelay_windows=0
 qdelay_start() {
 	local i
 	[ -n "$qdelay" ] || return 0
-	# the quick run traces aiclass alone: bpftrace's start is its cost
-	[ -z "$quick" ] || [ "$2" = aiclass ] || return 0
 	# shellcheck disable=SC2086
 	BPFTRACE_MAP_KEYS_MAX=32768 bpftrace "$bench/qdelay.bt" "$DUT_DEV" $qdelay \
-		>"$1/qdelay.txt" 2>"$1/qdelay.err" &
+		>"$raw/qdelay.all" 2>"$raw/qdelay.err" &
 	qdelay_pid=$!
 	for ((i = 0; i < 600; i++)); do
-		grep -q '^Attaching' "$1/qdelay.txt" 2>/dev/null && return 0
+		grep -q '^Attaching' "$raw/qdelay.all" 2>/dev/null && return 0
 		kill -0 "$qdelay_pid" 2>/dev/null || break
 		sleep 0.1
 	done
-	log "  bpftrace did not start: $(head -c 300 "$1/qdelay.err")"
+	log "bpftrace did not start: $(head -c 300 "$raw/qdelay.err")"
 	kill "$qdelay_pid" 2>/dev/null || true
 	qdelay_pid=
 }
 qdelay_mark() {
 	local i
 	[ -n "$qdelay_pid" ] || return 0
-	kill -0 -- "-$([ "$1" = start ] && echo 424242 || echo 424243)" 2>/dev/null || true
-	[ "$1" = start ] && return 0
+	if [ "$1" = start ]; then
+		kill -0 -- -424242 2>/dev/null || true
+		return 0
+	fi
+	kill -0 -- -424243 2>/dev/null || true
+	qdelay_windows=$((qdelay_windows + 1))
 	for ((i = 0; i < 300; i++)); do
-		kill -0 "$qdelay_pid" 2>/dev/null || break
+		[ "$(grep -c '^qdelay window end' "$raw/qdelay.all")" -lt "$qdelay_windows" ] || break
 		sleep 0.1
 	done
+	awk -v n="$qdelay_windows" '/^qdelay window end/ { w++; next } w == n - 1' \
+		"$raw/qdelay.all" >"$2/qdelay.txt"
+}
+qdelay_stop() {
+	[ -n "$qdelay_pid" ] || return 0
 	kill -INT "$qdelay_pid" 2>/dev/null || true
-	wait "$qdelay_pid" || log "  bpftrace exited with $?"
+	wait "$qdelay_pid" || true
 	qdelay_pid=
 }
 # bpftrace needs tracefs; AICLASS_BENCH_QDELAY=0 leaves the trace out.
@@ -409,7 +419,6 @@ run_contender() {
 		die "$name: idle RPC probe failed"
 	wait "$ping" || echo "$name: idle ping-pong failed" >&2
 
-	qdelay_start "$d" "$name"
 	ns_exec "$SND" python3 "$bench/collective.py" client --dst "$RCV_IP" \
 		--port $COLL_PORT --flows "$COLL_FLOWS" --step "$COLL_STEP" \
 		--duration "$LOAD_SECS" --out "$d/coll.json" &
@@ -428,7 +437,7 @@ run_contender() {
 	s0=$(sample)
 	sleep "$WIN"
 	s1=$(sample)
-	qdelay_mark end
+	qdelay_mark end "$d"
 	wait "$smp" || true
 	wait "$rpc" || echo "$name: loaded RPC probe failed" >&2
 	wait "$ping" || echo "$name: loaded ping-pong failed" >&2
@@ -441,10 +450,15 @@ run_contender() {
 	log "  training RTT median/p90 $(rtt_summary "$d/rtt.txt") ms"
 }
 
+qdelay_start
+mkdir -p "$OUT/raw"
 for c in "${contenders[@]}"; do
 	# shellcheck disable=SC2086
 	run_contender "${c%%|*}" ${c#*|}
+	# (outside the windows: a write to the checkout waits for the host)
+	cp -r "$raw/${c%%|*}" "$OUT/raw/"
 done
+qdelay_stop
 hints none
 # Back to the HTB for what follows.
 [ "$DUT_PARENT" != root ] || contender_install pfifo_fast pfifo_fast
@@ -601,9 +615,10 @@ for c in "${cost_contenders[@]}"; do
 	echo "$name 1 $((m0 - $(cat "$raw/memmin")))" >>"$raw/memory.txt"
 done
 # A profile of aiclass's own functions (cpu-clock: TCG has no PMU), one
-# extra fair run each of aiclass and aiclass_codel at 1000 flows.
-if [ -n "$quick" ]; then
-	:
+# extra fair run each of aiclass and aiclass_codel at 1000 flows; not in
+# deterministic time, where the work is a count (the instruction profile).
+if [ -n "$quick" ] || [ "${AICLASS_VM_DETERMINISTIC:-0}" = 1 ]; then
+	echo "perf: not run (deterministic guest time: see insn_profile.txt)" >"$raw/perf_aiclass.txt"
 elif command -v perf >/dev/null; then
 	for c in "aiclass|aiclass" "aiclass_codel|aiclass target 10us interval 100us"; do
 		name=${c%%|*}
@@ -623,7 +638,7 @@ elif command -v perf >/dev/null; then
 			echo "# all symbols, self time (top 40):"
 			timeout 300 perf report -i "$raw/perf_$name.data" --no-children --sort sym \
 				--stdio -g none 2>/dev/null >"$raw/perf_$name.report" || true
-			grep -E '^ +[0-9]' "$raw/perf_$name.report" | head -n 40
+			grep -E '^ +[0-9]' "$raw/perf_$name.report" | head -n 40 || true
 			echo "# aiclass's own functions (self time):"
 			grep -E '^ +[0-9].*aiclass' "$raw/perf_$name.report" || echo "(none sampled)"
 		} >"$raw/perf_$name.txt" 2>&1
@@ -673,9 +688,9 @@ cat >"$raw/conditions.json" <<EOC
  "module": "$AICLASS_KO", "module_srcversion": "$(cat /sys/module/sch_aiclass/srcversion 2>/dev/null || sha256sum "$AICLASS_KO" | cut -c1-12)",
  "bench_seconds": $(($(date +%s) - started))}
 EOC
-python3 "$bench/report.py" "$raw" "$OUT"
 # the raw numbers stay beside the report: to see what went wrong, and so
 # that tools/bench/report.py RAW OUT can be run again on them
 rm -rf "$OUT/raw"
 cp -r "$raw" "$OUT/raw"
+python3 "$bench/report.py" "$raw" "$OUT"
 log "done in $(($(date +%s) - started))s; results in $OUT"
