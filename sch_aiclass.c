@@ -1066,11 +1066,13 @@ static unsigned int aiclass_auto_class(struct aiclass_sched_data *q,
 	unsigned int last = cfg->lat_bands - 1;
 	u32 quiet = aiclass_flow_quiet(f, now);
 
-	if (!f->qlen && quiet > q->idle && f->burst) {
+	if (!f->qlen && quiet > q->idle && (f->burst || f->level)) {
 		/* A new burst: an elephant stays training unless it was
 		 * quiet for forget (a collective's compute phase, a bulk
 		 * flow's ACK-clocked gaps); any other flow starts again in
-		 * the top band.
+		 * the top band.  A remembered elephant whose last burst
+		 * queued nothing has no burst but still its level: forget
+		 * applies to it too.
 		 */
 		if (f->level == AICLASS_LEVEL_TRAIN && quiet < q->forget &&
 		    (!(f->flags & AICLASS_FLOW_DOWN) ||

@@ -114,15 +114,24 @@ test_route_auto() {
 	check_eq "$(class_stat 1:11 pkts)" "$((expect + 10))" \
 		"remembered elephant's next burst starts in 1:11"
 	check_eq "$(aiclass_xstat remembered)" 1 "bursts remembered as training"
-	# An elephant quiet for longer than forget is forgotten: its next
-	# burst starts in 1:1.
+	# A burst of one packet queues nothing: the elephant is remembered
+	# again and leaves with no burst counted, as one whose paced packets
+	# all left before the next arrived.
+	sleep 0.3
+	send 7000 -n 1 -s 1000 -S 7700
+	wait_drained
+	check_eq "$(class_stat 1:11 pkts)" "$((expect + 11))" \
+		"remembered elephant's packet in 1:11"
+	check_eq "$(aiclass_xstat remembered)" 2 "bursts remembered as training"
+	# An elephant quiet for longer than forget is forgotten, with or
+	# without a burst counted: its next burst starts in 1:1.
 	tc qdisc change dev "$DEV" root aiclass forget 200ms
 	sleep 0.5
 	c=$(class_stat 1:1 pkts)
 	send 7000 -n 10 -s 1000 -S 7700
 	wait_drained
 	check_eq "$(($(class_stat 1:1 pkts) - c))" 10 "forgotten elephant's burst in 1:1"
-	check_eq "$(aiclass_xstat remembered)" 1 "elephants remembered past forget"
+	check_eq "$(aiclass_xstat remembered)" 2 "elephants remembered past forget"
 	[ "$(aiclass_xstat idle_resets)" -ge 1 ] || fail "idle_resets not counted"
 }
 
