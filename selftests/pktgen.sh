@@ -25,17 +25,26 @@ pg_cmd() {
 	fail "pktgen $1: $2: no result"
 }
 
+# pg_reset: pktgen loaded, no source on any of its threads (one per CPU:
+# PG_THREADS of them).
 pg_reset() {
+	local t
 	modprobe pktgen
 	echo reset > "$PG/pgctrl"
-	pg_cmd kpktgend_0 rem_device_all
-	pg_cmd kpktgend_1 rem_device_all
+	PG_THREADS=0
+	for t in "$PG"/kpktgend_*; do
+		pg_cmd "${t##*/}" rem_device_all
+		PG_THREADS=$((PG_THREADS + 1))
+	done
+	[ "$PG_THREADS" -gt 0 ] || fail "pktgen has no thread"
 }
 
 # pg_flow N THREAD PRIORITY [KEY VALUE]...: pktgen source "$DEV@N" flooding
 # $DEV through its qdisc with skb->priority PRIORITY, 1000-byte frames.
+# THREAD counts modulo the CPUs: a one-CPU guest (the deterministic boot)
+# runs every source on kpktgend_0.
 pg_flow() {
-	local n=$1 name=$DEV@$1 thread=$2 prio=$3
+	local n=$1 name=$DEV@$1 thread=$(($2 % PG_THREADS)) prio=$3
 	shift 3
 	pg_cmd "kpktgend_$thread" "add_device $name"
 	pg_cmd "$name" "count 0"
