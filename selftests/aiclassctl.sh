@@ -227,7 +227,7 @@ test_set_slos() {
 	tc qdisc show dev "$DEV" | tee "$TMP/tcq.txt"
 	grep -q " slos 1ms 250ms off slo_training " "$TMP/tcq.txt" ||
 		fail "tc reads other slos back"
-	tc class show dev "$DEV" | grep -q "class aiclass 1:2 root latency slo 250ms " ||
+	tc class show dev "$DEV" | has "class aiclass 1:2 root latency slo 250ms " ||
 		fail "tc class show: no slo 250ms on 1:2"
 	python3 - "$TMP/before.json" "$TMP/after.json" <<'EOF'
 import json, sys
@@ -269,7 +269,7 @@ EOF
 	fi
 	# off again, every band: the qdisc dumps no list
 	ctl set dev "$DEV" slos off off off noslo_training
-	if tc qdisc show dev "$DEV" | grep -q " slos "; then
+	if tc qdisc show dev "$DEV" | has " slos "; then
 		fail "slos still dumped when all are off"
 	fi
 	ctl set --check slos 1ms slo 1:1=2ms 2=off >"$TMP/check.txt"
@@ -430,13 +430,13 @@ test_apply_create() {
 	printf 'profile inference\nweight 1:12=3\n' >"$TMP/new.conf"
 	expect_rc 3 ctl apply "$TMP/new.conf" dev "$DEV2"
 	ctl apply "$TMP/new.conf" dev "$DEV2" --create
-	tc qdisc show dev "$DEV2" | tee /dev/stderr | grep -q "qdisc aiclass 1: root" ||
+	tc qdisc show dev "$DEV2" | tee /dev/stderr | has "qdisc aiclass 1: root" ||
 		fail "no aiclass installed"
 	ctl show dev "$DEV2" --json --interval 0 >"$TMP/new.json"
 	json_get "$TMP/new.json" 'd["instances"][0]["options"]["train_share"]' |
-		grep -qx 5 || fail "preset not applied"
+		has -x 5 || fail "preset not applied"
 	json_get "$TMP/new.json" 'd["instances"][0]["options"]["weights"]' |
-		grep -qxF "[1, 3, 1, 1]" || fail "weight not applied"
+		has -xF "[1, 3, 1, 1]" || fail "weight not applied"
 }
 
 test_profiles() {
@@ -473,7 +473,7 @@ test_mq_instances() {
 	tc qdisc add dev "$mq" parent 1:2 handle 20: aiclass
 	ctl show dev "$mq" --json --interval 0 >"$TMP/mq0.json"
 	json_get "$TMP/mq0.json" '[(i["handle"], i["parent"], len(i["classes"])) for i in d["instances"]]' |
-		tee /dev/stderr | grep -qxF "[('10:', '1:1', 7), ('20:', '1:2', 7)]" ||
+		tee /dev/stderr | has -xF "[('10:', '1:1', 7), ('20:', '1:2', 7)]" ||
 		fail "show does not list both instances with their classes"
 	ctl set dev "$mq" burst 100kb weight :12=3
 	ctl set dev "$mq" handle 20: train_share 30
@@ -827,14 +827,14 @@ test_no_silent_conversion() {
 		ce_threshold 1.1ms
 	snapshot "$TMP/nsc2.json"
 	json_get "$TMP/nsc2.json" '[d["instances"][0]["options"][k] for k in ("ce_threshold", "default_class")] + [d["instances"][0]["options"]["priomap"][:3], d["instances"][0]["options"]["dscpmap"][26]]' |
-		grep -qxF "[1100, 18, [1, 0, 18], 19]" || fail "own major not taken as is"
+		has -xF "[1100, 18, [1, 0, 18], 19]" || fail "own major not taken as is"
 	# --create makes aiclass 1:: another major installs nothing
 	ip link add "$DEV2" type dummy
 	defer ip link del "$DEV2"
 	printf 'default_class 2:12\n' >"$TMP/major.conf"
 	expect_rc 1 ctl apply "$TMP/major.conf" dev "$DEV2" --create
 	expect_err 'Illegal "default_class": "2:12" is not a class of qdisc 1:'
-	tc qdisc show dev "$DEV2" | grep -q aiclass && fail "--create installed aiclass"
+	tc qdisc show dev "$DEV2" | has aiclass && fail "--create installed aiclass"
 	true
 }
 
@@ -864,10 +864,10 @@ test_cli_habits() {
 	ip -n aicctlns link set aicns0 up
 	tc -n aicctlns qdisc add dev aicns0 root handle 1: aiclass
 	expect_rc 0 ctl -n aicctlns -j show dev aicns0 --interval 0
-	json_get "$TMP/out" 'd["instances"][0]["dev"]' | grep -qx aicns0 ||
+	json_get "$TMP/out" 'd["instances"][0]["dev"]' | has -x aicns0 ||
 		fail "-n: not the namespace's aiclass"
 	expect_rc 0 ctl --netns aicctlns set dev aicns0 burst 96kb
-	tc -n aicctlns qdisc show dev aicns0 | grep -q ' burst 96Kb ' ||
+	tc -n aicctlns qdisc show dev aicns0 | has ' burst 96Kb ' ||
 		fail "--netns set changed nothing there"
 	expect_rc 3 ctl show dev aicns0
 	expect_rc 3 ctl -n aicnosuchns show
@@ -891,7 +891,7 @@ test_man_pages_match_table() {
 	expect_rc 0 ctl apply "$TMP/man.conf"
 	ctl -j show dev "$DEV" --interval 0 >"$TMP/man.json"
 	json_get "$TMP/man.json" '[d["instances"][0]["options"][k] for k in ("burst", "ce_threshold")]' |
-		grep -qxF "[98304, 500]" || fail "the example was not applied"
+		has -xF "[98304, 500]" || fail "the example was not applied"
 }
 
 # Issue 26: aiclassctl metrics on a live qdisc that has seen traffic:

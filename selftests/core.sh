@@ -237,14 +237,14 @@ test_shaper_overlimits_child_warning() {
 	pg_stop
 	out=$(tc -s qdisc show dev "$DEV")
 	echo "$out" | head -n 3
-	echo "$out" | grep -qE 'overlimits [1-9]' ||
+	echo "$out" | has -E 'overlimits [1-9]' ||
 		fail "no overlimits counted by the shaper"
 	tc qdisc del dev "$DEV" root
 	tc qdisc add dev "$DEV" root handle 10: htb default 1
 	tc class add dev "$DEV" parent 10: classid 10:1 htb rate 10mbit
 	out=$(tc qdisc add dev "$DEV" parent 10:1 handle 1: aiclass rate 5mbit 2>&1)
 	echo "tc: $out"
-	echo "$out" | grep -q "rate shapes at the root" ||
+	echo "$out" | has "rate shapes at the root" ||
 		fail "no warning for rate on a child"
 	out=$(tc qdisc change dev "$DEV" parent 10:1 handle 1: aiclass rate unlimited 2>&1)
 	[ -z "$out" ] || fail "a warning without rate: $out"

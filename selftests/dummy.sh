@@ -41,7 +41,7 @@ send() {
 wait_drained() {
 	local i
 	for ((i = 0; i < 100; i++)); do
-		tc -s qdisc show dev "$DEV" | grep -q "backlog 0b 0p" && return 0
+		tc -s qdisc show dev "$DEV" | has "backlog 0b 0p" && return 0
 		sleep 0.1
 	done
 	fail "qdisc did not drain: $(tc -s qdisc show dev "$DEV")"

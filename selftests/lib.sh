@@ -188,6 +188,14 @@ require_cmd() {
 	done
 }
 
+# has GREP-ARGS...: grep whose input matches, reading all of it.  Not
+# `cmd | grep -q`: grep -q exits at the first match, and under pipefail the
+# pipeline then fails when cmd writes again (SIGPIPE), as a one-CPU guest
+# lets it.
+has() {
+	grep "$@" >/dev/null
+}
+
 # check_eq GOT WANT WHAT
 check_eq() {
 	[ "$1" = "$2" ] || fail "$3: got '$1', want '$2'"
@@ -424,7 +432,7 @@ wait_listen() {
 	local ns=$1 port=$2 proto=${3:-tcp} i flag=-ltn
 	[ "$proto" = udp ] && flag=-lun
 	for ((i = 0; i < 100; i++)); do
-		ns_exec "$ns" ss -H $flag "sport = :$port" | grep -q . && return 0
+		ns_exec "$ns" ss -H $flag "sport = :$port" | has . && return 0
 		sleep 0.1
 	done
 	echo "nothing listens on $proto port $port in $ns"

@@ -578,7 +578,7 @@ refused() {
 	after=$(tc qdisc show dev "$DEV")
 	echo "tc $*: exit $rc: $out"
 	[ "$rc" -eq 2 ] || fail "expected the kernel to refuse (exit 2)"
-	echo "$out" | grep -q "Error:" || fail "no extack message"
+	echo "$out" | has "Error:" || fail "no extack message"
 	[ "$before" = "$after" ] || fail "configuration changed: $after"
 }
 
@@ -594,7 +594,7 @@ test_bad_values() {
 	refused class change dev "$DEV" classid 1:1 aiclass weight 3
 	refused class add dev "$DEV" parent 1: classid 1:30 aiclass weight 3
 	refused class del dev "$DEV" classid 1:11
-	tc class show dev "$DEV" | grep -q "1:11" || fail "class 1:11 is gone"
+	tc class show dev "$DEV" | has "1:11" || fail "class 1:11 is gone"
 }
 
 test_classes_listed() {

@@ -295,11 +295,11 @@ test_tcp_gso_veth() {
 	ip netns exec aics-a iperf3 -c 198.18.3.2 -t 4 -P 4 -J >"$out"
 	echo "TCP over veth with GSO: $(iperf3_mbit "$out") Mbit/s"
 	for ((i = 0; i < 100; i++)); do
-		ip netns exec aics-a tc -s qdisc show dev va | grep -q "backlog 0b 0p" && break
+		ip netns exec aics-a tc -s qdisc show dev va | has "backlog 0b 0p" && break
 		sleep 0.1
 	done
 	ip netns exec aics-a tc -s qdisc show dev va | sed -n 1,3p
-	ip netns exec aics-a tc -s qdisc show dev va | grep -q "backlog 0b 0p" ||
+	ip netns exec aics-a tc -s qdisc show dev va | has "backlog 0b 0p" ||
 		fail "backlog left on va"
 	# shellcheck disable=SC2034  # TCNS is aiclass_xstat's
 	DEV=va TCNS=aics-a
@@ -344,7 +344,7 @@ test_under_mq() {
 	for q in 1 2 3 4; do
 		idle_clean 100:$q
 	done
-	tc -s qdisc show dev aicm0 | grep -c "^qdisc aiclass" | grep -qx 4 ||
+	tc -s qdisc show dev aicm0 | grep -c "^qdisc aiclass" | has -x 4 ||
 		fail "not 4 aiclass children: $(tc qdisc show dev aicm0)"
 	# mq sums its children: all four queues carried traffic
 	for q in 1 3 4; do

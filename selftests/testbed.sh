@@ -71,7 +71,7 @@ test_aiclass_attach() {
 	ip link add aic-dummy0 type dummy
 	defer ip link del aic-dummy0
 	tc qdisc add dev aic-dummy0 root aiclass
-	tc qdisc show dev aic-dummy0 | tee /dev/stderr | grep -q 'qdisc aiclass ' ||
+	tc qdisc show dev aic-dummy0 | tee /dev/stderr | has 'qdisc aiclass ' ||
 		fail "tc does not show an aiclass root qdisc"
 	tc qdisc del dev aic-dummy0 root
 }
