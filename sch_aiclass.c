@@ -523,8 +523,8 @@ static unsigned int aiclass_default_idx(const struct aiclass_config *cfg)
  * and one that drains leaves it (as sch_drr.c), so a class's turn follows
  * the round, not the moment its packets arrive.
  */
-static void aiclass_class_activate(struct aiclass_sched_data *q,
-				   unsigned int idx)
+static __always_inline void
+aiclass_class_activate(struct aiclass_sched_data *q, unsigned int idx)
 {
 	struct aiclass_class *cl = &q->classes[idx];
 
@@ -535,8 +535,8 @@ static void aiclass_class_activate(struct aiclass_sched_data *q,
 	q->backlogged |= BIT(idx);
 }
 
-static void aiclass_class_deactivate(struct aiclass_sched_data *q,
-				     unsigned int idx)
+static __always_inline void
+aiclass_class_deactivate(struct aiclass_sched_data *q, unsigned int idx)
 {
 	list_del_init(&q->classes[idx].alist);
 	q->backlogged &= ~BIT(idx);
@@ -644,21 +644,22 @@ aiclass_flow_find_set(const struct aiclass_sched_data *q,
 	struct aiclass_flow *f = &flows[key & mask & ~(AICLASS_FLOW_WAYS - 1)];
 	struct aiclass_flow *home = &flows[key & mask], *free = NULL;
 	struct aiclass_flow *end = f + AICLASS_FLOW_WAYS;
-	bool over, free_over = false;
-	u32 quiet, longest = 0;
+	u64 rank, best = 0;
+	u32 quiet;
 
 	for (; f < end; f++) {
 		if (f->key == key)
 			return f;
 		if (f->qlen)
 			continue;
+		/* Over before not over, then quiet longest, in one compare;
+		 * the 1 ranks every empty slot above none.
+		 */
 		quiet = aiclass_flow_quiet(f, now);
-		over = aiclass_flow_over(q, f, quiet);
-		if (!free || over > free_over ||
-		    (over == free_over && quiet > longest)) {
+		rank = ((u64)aiclass_flow_over(q, f, quiet) << 32 | quiet) + 1;
+		if (rank > best) {
+			best = rank;
 			free = f;
-			free_over = over;
-			longest = quiet;
 		}
 	}
 	if (spill) {
