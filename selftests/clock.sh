@@ -1,16 +1,21 @@
 #!/bin/bash
 # SPDX-License-Identifier: GPL-2.0
-# What only a guest whose clock skips idle time can test in seconds: flows
-# quiet for longer than a u32 of codel time (ns >> 10) holds, 2^32 x 1.024
-# us = 73 min 18 s, within forget's range of up to an hour.  A slot time
-# kept in 32 bits would wrap, and an elephant quiet for 75 minutes would
-# look quiet for two and be remembered.
+# What only deterministic guest time can test (selftests/run's
+# DETERMINISTIC: QEMU -icount, sleep=off): a clock that is the instruction
+# count and jumps over the guest's idle time.
 #
-# Deterministic guest time only (selftests/run's DETERMINISTIC: QEMU
-# -icount with sleep=off jumps over the guest's idle time, so its 75
-# minutes of sleep pass in seconds of wall time); under plain TCG the
-# cases would take that long and are skipped.
+# - Flows quiet for longer than a u32 of codel time (ns >> 10) holds,
+#   2^32 x 1.024 us = 73 min 18 s, within forget's range of up to an hour:
+#   a slot time kept in 32 bits would wrap, and an elephant quiet for 75
+#   minutes would look quiet for two and be remembered.  The 75 minutes of
+#   sleep pass in seconds of wall time.
+# - The cost of a change that shrinks the limit, as guest time: O(drops),
+#   not O(drops x flows).
+#
+# Under plain TCG the first would take 75 minutes and the second would
+# measure the host's load: both are skipped.
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/pktgen.sh"
 . "$(dirname "$0")/dummy.sh"
 
 # Guest seconds past the wrap of a u32 of codel time.
@@ -55,11 +60,62 @@ test_forget_past_wrap() {
 	[ "$(aiclass_xstat idle_resets)" -ge 1 ] || fail "idle_resets not counted"
 }
 
+# fill FLOWS: 8000 pktgen packets of 1000 bytes queued in 1:11 (the limit),
+# from FLOWS source ports in turn, behind a shaper that sends next to none
+# of them.  pktgen is stopped, not counted out: at the end of a count it
+# spins until its last packet is freed, and the shaper holds that.
+fill() {
+	local i
+	aq flows 16384 rate 512bit limit 8000
+	pg_reset
+	pg_flow 1 0 0x10011 delay 0 udp_src_min 1 udp_src_max "$1"
+	pg_start
+	for ((i = 0; i < 100; i++)); do
+		[ "$(qdisc_counts | cut -d' ' -f3)" -lt 8000 ] || break
+		sleep 0.1
+	done
+	pg_stop
+	# At the limit, each packet over it drops a batch of the fattest
+	# flow's (64 packets at most).
+	[ "$(qdisc_counts | cut -d' ' -f3)" -ge 7900 ] ||
+		fail "no queue of 8000 packets: $(qdisc_counts)"
+}
+
+# shrink_ms: the system time, in guest milliseconds, of the `tc qdisc
+# change ... limit 100` that trims the queue (the trim runs in tc's netlink
+# call).  Its wall time would be mostly tc's own start, about 0.9 s of
+# guest time.
+shrink_ms() {
+	local TIMEFORMAT=%3S sys
+	sys=$({ time tc qdisc change dev "$DEV" root aiclass limit 100; } 2>&1)
+	echo $((10#${sys/./}))
+}
+
+# Shrinking the limit from 8000 queued packets to 100 costs about as much
+# when they are one packet in each of 8000 flows as when they are 125 in
+# each of 64: the trim drops a packet per step, where a search for the
+# fattest flow after each batch of drops would visit all 8000 flows about
+# 8000 times.
+test_shrink_cost() {
+	local few many
+	dev_setup
+	fill 64
+	few=$(shrink_ms)
+	check_eq "$(qdisc_counts | cut -d' ' -f3)" 100 "packets left of 64 flows"
+	fill 8000
+	many=$(shrink_ms)
+	check_eq "$(qdisc_counts | cut -d' ' -f3)" 100 "packets left of 8000 flows"
+	echo "limit 100 over 8000 packets: $few ms of system time in 64 flows, $many ms in 8000 flows"
+	[ "$many" -le $((2 * few + 20)) ] ||
+		fail "with 8000 flows the shrink took $many ms, with 64 $few ms"
+}
+
 ktap_header
 require_cmd python3
 [ "${AICLASS_VM_DETERMINISTIC:-0}" = 1 ] ||
 	ktap_skip_all "needs deterministic guest time, which skips idle time"
 aiclass_load
-ktap_plan 1
+ktap_plan 2
 run_case "an elephant quiet past the 32-bit wrap of codel time is forgotten" test_forget_past_wrap
+run_case "shrinking the limit costs O(drops), not O(drops x flows)" test_shrink_cost
 ktap_finish
