@@ -71,13 +71,13 @@ fill() {
 	pg_flow 1 0 0x10011 delay 0 udp_src_min 1 udp_src_max "$1"
 	pg_start
 	for ((i = 0; i < 100; i++)); do
-		[ "$(qdisc_counts | cut -d' ' -f3)" -lt 8000 ] || break
+		[ "$(qdisc_backlog)" -lt 8000 ] || break
 		sleep 0.1
 	done
 	pg_stop
 	# At the limit, each packet over it drops a batch of the fattest
 	# flow's (64 packets at most).
-	[ "$(qdisc_counts | cut -d' ' -f3)" -ge 7900 ] ||
+	[ "$(qdisc_backlog)" -ge 7900 ] ||
 		fail "no queue of 8000 packets: $(qdisc_counts)"
 }
 
@@ -101,10 +101,10 @@ test_shrink_cost() {
 	dev_setup
 	fill 64
 	few=$(shrink_ms)
-	check_eq "$(qdisc_counts | cut -d' ' -f3)" 100 "packets left of 64 flows"
+	check_eq "$(qdisc_backlog)" 100 "packets left of 64 flows"
 	fill 8000
 	many=$(shrink_ms)
-	check_eq "$(qdisc_counts | cut -d' ' -f3)" 100 "packets left of 8000 flows"
+	check_eq "$(qdisc_backlog)" 100 "packets left of 8000 flows"
 	echo "limit 100 over 8000 packets: $few ms of system time in 64 flows, $many ms in 8000 flows"
 	[ "$many" -le $((2 * few + 20)) ] ||
 		fail "with 8000 flows the shrink took $many ms, with 64 $few ms"

@@ -10,11 +10,6 @@
 . "$(dirname "$0")/pktgen.sh"
 . "$(dirname "$0")/dummy.sh"
 
-# root_backlog: packets the root qdisc of $DEV holds.
-root_backlog() {
-	qdisc_counts | cut -d' ' -f3
-}
-
 # ----------------------------------------------------------- peeking ----
 
 # peek_tree PARENT: $DEV's root is PARENT (its own shaper, or a tbf above
@@ -72,13 +67,13 @@ test_peek_parents() {
 		done
 		wait
 		for ((i = 0; i < 100; i++)); do
-			[ "$(root_backlog)" = 0 ] && break
+			[ "$(qdisc_backlog)" = 0 ] && break
 			sleep 0.1
 		done
 		drops=$(aiclass_xstat drop_aqm 10:1)
-		echo "$p: CoDel dropped $drops, backlog left $(root_backlog)p"
+		echo "$p: CoDel dropped $drops, backlog left $(qdisc_backlog)p"
 		[ "$drops" -gt 0 ] || bad+=" $p(no CoDel drop: tests nothing)"
-		[ "$(root_backlog)" = 0 ] || bad+=" $p(stuck: $(root_backlog)p)"
+		[ "$(qdisc_backlog)" = 0 ] || bad+=" $p(stuck: $(qdisc_backlog)p)"
 	done
 	tc qdisc del dev "$DEV" root
 	[ -z "$bad" ] || fail "under:$bad"
@@ -189,7 +184,7 @@ test_churn_keeps_elephant() {
 	dev_setup
 	aq flows 16 rate 4mbit idle 1ms forget 60s
 	$SEND "$DST" 7000 -n 400 -s 1000 -S 7700
-	for _ in $(seq 50); do [ "$(root_backlog)" = 0 ] && break; sleep 0.1; done
+	for _ in $(seq 50); do [ "$(qdisc_backlog)" = 0 ] && break; sleep 0.1; done
 	[ "$(class_stat 1:11 pkts)" -gt 0 ] || fail "the elephant never reached 1:11"
 	# 64 one-packet flows, 2 ms apart: each is over (idle) before the next.
 	$SEND "$DST" 7001 -n 1 -s 100 -S 20000 -f 64 -i 0.002 -e

@@ -113,6 +113,12 @@ qdisc_counts() {
 		END { printf "%d %d %d\n", sent, d, b }'
 }
 
+# qdisc_backlog [PARENT]: the packets the qdisc at PARENT (default root)
+# of $DEV holds, the BACKLOG of qdisc_counts.
+qdisc_backlog() {
+	qdisc_counts "$@" | cut -d' ' -f3
+}
+
 # pg_burst N [KEY VALUE]...: N packets through the qdisc of $DEV from two
 # sources (one with many flows, one with small packets), waited for 30 s at
 # most: pktgen counts only accepted packets towards N, so a qdisc that
@@ -164,7 +170,7 @@ counts_add_up() {
 qdisc_drained() {
 	local i
 	for ((i = 0; i < 100; i++)); do
-		[ "$(qdisc_counts "$@" | cut -d' ' -f3)" = 0 ] && return 0
+		[ "$(qdisc_backlog "$@")" = 0 ] && return 0
 		sleep 0.1
 	done
 	fail "qdisc did not drain: $(tc -s qdisc show dev "$DEV")"

@@ -362,9 +362,6 @@ sample_max() {
 	echo "$max"
 }
 
-qlen_now() {
-	tc -s qdisc show dev "$DEV" | sed -n 's/.*backlog [0-9A-Za-z]* \([0-9]*\)p.*/\1/p' | head -n 1
-}
 
 mem_now() {
 	aiclass_xstat memory_used
@@ -392,7 +389,7 @@ flood_holds() {
 }
 
 test_limit_flood() {
-	flood_holds qlen_now 200 drop_overlimit limit 200 flows 64
+	flood_holds qdisc_backlog 200 drop_overlimit limit 200 flows 64
 }
 
 test_memory_flood() {
@@ -406,7 +403,7 @@ test_latency_band_limit() {
 	pg_reset
 	pg_flow 1 0 0x10001
 	pg_start
-	max=$(sample_max 3 qlen_now)
+	max=$(sample_max 3 qdisc_backlog)
 	pg_stop
 	echo "largest 1:1 queue seen: $max packets, lat_limit 50"
 	[ "$max" -le 50 ] || fail "band 1:1 held $max packets over lat_limit 50"
@@ -441,10 +438,10 @@ test_change_under_traffic() {
 		flag UDPSRC_RND udp_src_min 1 udp_src_max 500
 	pg_start
 	for i in $(seq 50); do
-		[ "$(qlen_now)" -gt 20 ] && break
+		[ "$(qdisc_backlog)" -gt 20 ] && break
 		sleep 0.1
 	done
-	[ "$(qlen_now)" -gt 20 ] ||
+	[ "$(qdisc_backlog)" -gt 20 ] ||
 		fail "no queue built: the changes would meet an empty qdisc"
 	for i in 1 2 3; do
 		tc qdisc change dev "$DEV" root aiclass lat_bands 2
@@ -481,11 +478,11 @@ test_shrink_limit_drops_excess() {
 	# Next to no dequeue from here on: a packet each 16 s.
 	tc qdisc change dev "$DEV" root aiclass rate 512bit
 	sleep 0.2
-	qlen=$(qlen_now)
+	qlen=$(qdisc_backlog)
 	[ "$qlen" -gt 100 ] || fail "no queue built ($qlen packets)"
 	drops=$(aiclass_xstat drop_overlimit)
 	tc qdisc change dev "$DEV" root aiclass limit 100
-	check_eq "$(qlen_now)" 100 "queue after shrinking limit to 100"
+	check_eq "$(qdisc_backlog)" 100 "queue after shrinking limit to 100"
 	check_eq "$(($(aiclass_xstat drop_overlimit) - drops))" "$((qlen - 100))" \
 		"packets dropped by the shrink"
 	tc qdisc change dev "$DEV" root aiclass rate 0

@@ -167,10 +167,10 @@ test_link_flap() {
 		tc qdisc replace dev "$DEV" root handle 1: aiclass rate 5mbit
 		flood
 		sleep 0.5
-		[ "$(qdisc_counts | cut -d' ' -f3)" -gt 0 ] || fail "no backlog built before the flap"
+		[ "$(qdisc_backlog)" -gt 0 ] || fail "no backlog built before the flap"
 		ip link set "$DEV" down
 		pg_stop
-		check_eq "$(qdisc_counts | cut -d' ' -f3)" 0 "backlog after link down"
+		check_eq "$(qdisc_backlog)" 0 "backlog after link down"
 		check_eq "$(aiclass_xstat memory_used)" 0 "memory_used after link down"
 		ip link set "$DEV" up
 		tc qdisc change dev "$DEV" root aiclass rate 0
@@ -200,7 +200,7 @@ test_link_flap_then_demote() {
 	pg_flow 1 0 0 delay 500000
 	pg_start
 	sleep 1
-	[ "$(qdisc_counts | cut -d' ' -f3)" -gt 0 ] || fail "no backlog before the flap"
+	[ "$(qdisc_backlog)" -gt 0 ] || fail "no backlog before the flap"
 	ip link set "$DEV" down
 	pg_stop
 	ip link set "$DEV" up
