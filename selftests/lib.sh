@@ -127,7 +127,7 @@ ktap_finish() {
 # FILE:FUNC it matches (core:test_peek_parents), the others reported
 # skipped: a developer's filter, and CI's for the debug-kernel lane.
 run_case() {
-	local name=$1 out rc reason
+	local name=$1 out rc reason start=$SECONDS
 	shift
 	if [ -n "${AICLASS_CASES:-}" ] &&
 		! [[ $(basename "$0" .sh):$1 =~ $AICLASS_CASES ]]; then
@@ -148,6 +148,8 @@ run_case() {
 	reason=$(sed -n 's/^SKIP: //p' "$out" | tail -n 1)
 	grep -v '^SKIP: ' "$out" | ktap_diag
 	rm -f "$out"
+	# The case's share of the suite's time (guest seconds).
+	[ "$rc" = "$KSFT_SKIP" ] || echo "# took $((SECONDS - start))s"
 	case $rc in
 	0) ktap_pass "$name" ;;
 	"$KSFT_SKIP") ktap_skip "$name" "$reason" ;;
