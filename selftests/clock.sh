@@ -84,14 +84,19 @@ fill() {
 		fail "no queue of $n packets: $(qdisc_counts)"
 }
 
-# shrink_ms: the system time, in guest milliseconds, of the `tc qdisc
-# change ... limit 100` that trims the queue (the trim runs in tc's netlink
-# call).  Its wall time would be mostly tc's own start, about 0.9 s of
-# guest time.
-shrink_ms() {
+# sys_ms CMD...: the system time of CMD, in guest milliseconds; its
+# output goes nowhere.
+sys_ms() {
 	local TIMEFORMAT=%3S sys
-	sys=$({ time tc qdisc change dev "$DEV" root aiclass limit 100; } 2>&1)
+	sys=$({ time "$@" > /dev/null; } 2>&1)
 	echo $((10#${sys/./}))
+}
+
+# shrink_ms: the system time of the `tc qdisc change ... limit 100` that
+# trims the queue (the trim runs in tc's netlink call).  Its wall time
+# would be mostly tc's own start, about 0.9 s of guest time.
+shrink_ms() {
+	sys_ms tc qdisc change dev "$DEV" root aiclass limit 100
 }
 
 # Shrinking the limit from 8000 queued packets to 100 costs about as much
@@ -113,18 +118,17 @@ test_shrink_cost() {
 		fail "with 8000 flows the shrink took $many ms, with 64 $few ms"
 }
 
-# dump_ms: the system time, in guest milliseconds, of 500 dumps of the
-# qdisc and its classes with their statistics, in one tc -batch.
+# dump_ms: the system time of 500 dumps of the qdisc and its classes with
+# their statistics, in one tc -batch.
 dump_ms() {
-	local TIMEFORMAT=%3S sys i batch
+	local i batch
 	batch=$(mktemp)
 	for ((i = 0; i < 500; i++)); do
 		echo "qdisc show dev $DEV"
 		echo "class show dev $DEV"
 	done > "$batch"
-	sys=$({ time tc -s -batch "$batch" > /dev/null; } 2>&1)
+	sys_ms tc -s -batch "$batch"
 	rm -f "$batch"
-	echo $((10#${sys/./}))
 }
 
 # A statistics dump (any user's tc -s) costs as much with tens of thousands
@@ -133,22 +137,22 @@ dump_ms() {
 # every flow twice per dump (the qdisc's and its class's count).  The
 # placed packets of ports without a slot of their own share 1:11's spill
 # queue, so of 60000 ports some 9000-55000 have flows (the first set to
-# fill decides): 8fcdb4c's walk over 53656 took 327 ms against 99 ms with
+# fill decides): 921f142's walk (8fcdb4c's) over 53656 took 327 ms against 99 ms with
 # 64 flows; a walk adds about 4 ms per 1000 flows, which the bound (1.2x
 # + 10 ms) sees from about 8000 flows on.
 test_dump_cost() {
-	local few many
+	local few many flows
 	dev_setup
 	fill 64 60000 100
 	few=$(dump_ms)
+	flows=$(aiclass_xstat active_flows)
 	# Two ports may share a slot.
-	[ "$(aiclass_xstat active_flows)" -ge 60 ] ||
-		fail "only $(aiclass_xstat active_flows) active flows of 64"
+	[ "$flows" -ge 60 ] || fail "only $flows active flows of 64"
 	fill 60000 60000 100
 	many=$(dump_ms)
-	[ "$(aiclass_xstat active_flows)" -ge 5000 ] ||
-		fail "only $(aiclass_xstat active_flows) active flows of 60000"
-	echo "500 dumps: $few ms of system time with 64 flows, $many ms with $(aiclass_xstat active_flows)"
+	flows=$(aiclass_xstat active_flows)
+	[ "$flows" -ge 5000 ] || fail "only $flows active flows of 60000"
+	echo "500 dumps: $few ms of system time with 64 flows, $many ms with $flows"
 	[ "$many" -le $((few * 6 / 5 + 10)) ] ||
 		fail "with 60000 flows 500 dumps took $many ms, with 64 $few ms"
 }
