@@ -427,6 +427,21 @@ for q in json.load(sys.stdin):
         break' "$1"
 }
 
+# pinhash_filter: build selftests/pinhash.bpf.c and attach it as a filter
+# of the qdisc under test (1: on $DUT_DEV), so that the packets of
+# rawflow.py carry the flow hash and the class their payload names; skips
+# the case without clang.
+pinhash_filter() {
+	local obj
+	require_cmd clang
+	obj=$(mktemp --suffix .o)
+	defer rm -f "$obj"
+	clang -O2 -target bpf -I"/usr/include/$(gcc -print-multiarch)" \
+		-c "$TOP/selftests/pinhash.bpf.c" -o "$obj"
+	dut_tc filter add dev "$DUT_DEV" parent 1: bpf obj "$obj" \
+		sec classifier da
+}
+
 # ------------------------------------------------------------- traffic ----
 
 # wait_listen NS PORT [tcp|udp]: wait up to 10 s for a listener on PORT.

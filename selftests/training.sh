@@ -4,8 +4,9 @@
 # GSO/TSO on) through a 20 Mbit bottleneck, measured for 20 s after a
 # 10 s warm-up that fills any buffer, against fq_codel in the same boot:
 # the bulk flows' RTT, DRR weights between TCP classes, memory use; and
-# two packet-level rules: a RoCE queue pair's acks do not drag its data
-# into 1:1, and a crowded flow table never reorders a flow.
+# packet-level rules: a RoCE queue pair's acks do not drag its data into
+# 1:1, and a crowded flow table never reorders a flow, an overflow drop
+# that empties a shared slot included.
 . "$(dirname "$0")/lib.sh"
 
 RATE=20mbit
@@ -178,6 +179,57 @@ test_crowded_table_order() {
 	check_eq "$got" $((64 * 4)) "datagrams received"
 }
 
+# A packet whose set is full shares its home slot.  When the room it needs
+# is made by dropping that slot's only packet (the fattest training flow),
+# the slot must stay marked shared: unmarked, the flow's next packet takes
+# a slot that has since emptied, in 1:1, and overtakes the first, still
+# waiting in 1:11.  The hashes are pinned (pinhash.bpf.c) so that, in a
+# 16-slot table (set 0: slots 0-7): five 1434-byte packets of set 1 spend
+# the 80 kbit/s shaper's slack (4 quanta, 606 ms) and hold it ~110 ms
+# more; seven auto flows C (slots 1-7, 1:1), A (placed in 1:11, slot 0)
+# and 8 packets of an auto flow of set 1 fill the limit (16); B's first
+# packet, home slot 0, shares it and the drop of A makes its room.  A
+# 134-byte packet leaves every 13.4 ms, C first, training last: B's
+# second packet comes 200 ms later, when C's slots have drained and 1:1
+# still holds packets (from ~95 to ~310 ms after B's first).
+test_overflow_keeps_shared_mark() {
+	local out res steps i g9
+	out=$(mktemp)
+	dut_qdisc aiclass flows 16 limit 16 rate 80kbit train_share 0
+	pinhash_filter
+	# A's key is its hash and class 1:11's (idx 8) aiclass_placed_key().
+	g9=$(((9 * 0x61C88647) & 0xffffffff))
+	steps=
+	for i in 1 2 3 4 5; do
+		steps+=" 0x108:0:1:$i:1400"
+	done
+	steps+=" sleep:0.02"
+	for i in 1 2 3 4 5 6 7; do
+		steps+=" $((0x200 + i)):0:$((10 + i)):1:100"
+	done
+	steps+=" $((0x100 ^ g9)):0x10011:2:1:1000"
+	for i in 1 2 3 4 5 6 7 8; do
+		steps+=" 0x109:0:4:$i:100"
+	done
+	steps+=" 0x300:0:3:1:100 sleep:0.2 0x300:0:3:2:100"
+	ns_bg "$RCV" python3 "$TOP/selftests/rawflow.py" recv --quiet 3 \
+		--ready "$out.ready" >"$out"
+	for _ in $(seq 50); do [ -e "$out.ready" ] && break; sleep 0.1; done
+	# shellcheck disable=SC2086
+	ns_exec "$SND" python3 "$TOP/selftests/rawflow.py" send "$RCV_IP" $steps
+	for _ in $(seq 100); do [ -s "$out" ] && break; sleep 0.1; done
+	res=$(cat "$out")
+	rm -f "$out" "$out.ready"
+	echo "received in order: $res"
+	echo "drop_overlimit $(aqm_stat drop_overlimit) flows_shared $(aqm_stat flows_shared)"
+	check_eq "$(aqm_stat drop_overlimit)" 1 "over-limit drops (A's packet)"
+	[ "$(aqm_stat flows_shared)" -ge 1 ] ||
+		fail "B never shared slot 0: the case tests nothing"
+	check_eq "$(wc -w <<<"$res")" 22 "packets received"
+	check_eq "$(tr ' ' '\n' <<<"$res" | grep -x '3:[12]' | paste -sd' ')" \
+		"3:1 3:2" "B's packets in arrival order"
+}
+
 # Below 1 Gbit/s GSO packets are split, so no 64 KB super-packet holds
 # the link in front of an RPC: behind aiclass's own shaper.  Without one
 # the device's link speed decides, never a measured rate (after an idle
@@ -309,13 +361,14 @@ snd_class_bytes() {
 ktap_header
 require_cmd iperf3 ss ethtool python3 sockperf nstat
 aiclass_load
-ktap_plan 7
+ktap_plan 8
 dumbbell_setup -r "$RATE" -d 5ms
 ns_exec "$SND" sysctl -qw net.ipv4.tcp_ecn=0 net.ipv4.tcp_congestion_control=cubic
 run_case "bulk TCP RTT within 1.5x fq_codel's, memory far below the limit" test_bulk_rtt
 run_case "DRR 1:2:4 between TCP classes within 5 % in steady state" test_drr_weights_tcp
 run_case "a RoCE QP's acks do not drag its data into 1:1" test_roce_qp_acks
 run_case "a crowded flow table never reorders a flow" test_crowded_table_order
+run_case "an overflow drop that empties a shared slot keeps it shared" test_overflow_keeps_shared_mark
 run_case "GSO packets split below 1 Gbit/s of rate or link speed only" test_split_gso
 run_case "a TCP flow's class survives the rehash of its timeouts" test_rto_rehash_keeps_class
 run_case "a chatty ping-pong stays in 1:1, p99 within 1.25x cake's" test_chatty_pingpong
