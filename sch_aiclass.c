@@ -141,7 +141,8 @@
 					 * that found no slot of their own
 					 */
 #define AICLASS_FLOW_DOWN	BIT(2)	/* auto: level lowered by an SLO for
-					 * the rest of the burst
+					 * the rest of the burst; spill: its
+					 * packets follow those it sent lower
 					 */
 
 /* Class index: 0 .. 7 latency bands, 8 .. 23 training classes. */
@@ -219,6 +220,9 @@ struct aiclass_class {
 	u64		 slo_met;
 	u64		 slo_missed;
 	u64		 slo_downgrades;
+	u64		 spill_down;	/* enqueue time (ns) of the last packet
+					 * the spill queue sent lower
+					 */
 	/* placed packets whose flows found no slot (AICLASS_FLOW_SPILL) */
 	struct aiclass_flow spill;
 } ____cacheline_aligned_in_smp;
@@ -663,7 +667,7 @@ aiclass_flow_find_set(const struct aiclass_sched_data *q,
 		}
 	}
 	if (spill) {
-		if (spill->qlen || !free)
+		if (spill->qlen || (spill->flags & AICLASS_FLOW_DOWN) || !free)
 			return spill;
 	} else if (home->flags & AICLASS_FLOW_SHARED) {
 		return home;
@@ -696,6 +700,35 @@ aiclass_flow_find(const struct aiclass_sched_data *q, struct aiclass_flow *flows
 static struct sk_buff *aiclass_flow_tail(const struct aiclass_flow *f)
 {
 	return f->head->prev;
+}
+
+/* Append backlogged flow from's queue, in order, to flow to's (linked in
+ * class idx if empty), and leave from empty and out of every list.
+ */
+static void aiclass_flow_splice(struct aiclass_sched_data *q,
+				struct aiclass_flow *from, struct aiclass_flow *to,
+				unsigned int idx)
+{
+	unsigned int cls = from->cls;
+
+	aiclass_class_account(q, cls, -from->qlen, -from->backlog, -from->mem);
+	aiclass_flow_unlink(q, from);
+	if (!to->qlen) {
+		aiclass_flow_link(q, to, idx);
+		to->head = from->head;
+	} else {
+		aiclass_flow_tail(to)->next = from->head;
+		to->head->prev = from->head->prev;
+	}
+	aiclass_class_account(q, to->cls, from->qlen, from->backlog, from->mem);
+	to->qlen += from->qlen;
+	to->backlog += from->backlog;
+	to->mem += from->mem;
+	from->head = NULL;
+	from->qlen = 0;
+	from->backlog = 0;
+	from->mem = 0;
+	from->flags &= ~AICLASS_FLOW_SHARED;
 }
 
 static __always_inline void aiclass_flow_add(struct aiclass_sched_data *q,
@@ -1171,23 +1204,27 @@ static unsigned int aiclass_slo_downgrade(struct aiclass_sched_data *q,
 	return to;
 }
 
+/* How long a packet would wait behind band cl's queue, at the time per
+ * byte the band was served while backlogged.
+ */
+static codel_time_t aiclass_slo_wait(const struct aiclass_class *cl)
+{
+	return min_t(u64, (u64)cl->backlog * cl->slo_byte_time >> 16, U32_MAX);
+}
+
 /* The class of a packet of flow f bound for band idx, which has an SLO. */
 static noinline unsigned int aiclass_slo_admit(struct aiclass_sched_data *q,
 					       struct aiclass_flow *f,
 					       unsigned int idx)
 {
 	const struct aiclass_class *cl = &q->classes[idx];
-	codel_time_t wait;
+	codel_time_t wait = aiclass_slo_wait(cl);
 
-	if (f->flags & AICLASS_FLOW_SPILL)
-		return idx;
 	/* The packet would wait for the band's queue at the rate the band
 	 * was served while backlogged: past the SLO, it goes lower whatever
 	 * its flow, and no packet of the band is ahead of it there.  Into
 	 * an empty band every packet goes, which also renews the estimate.
 	 */
-	wait = min_t(u64, (u64)cl->backlog * cl->slo_byte_time >> 16,
-		     U32_MAX);
 	if (wait > cl->slo)
 		return aiclass_slo_downgrade(q, f, idx);
 	if (!f->qlen || f->cls != idx || f->backlog < q->cfg.quantum ||
@@ -1204,6 +1241,42 @@ static noinline unsigned int aiclass_slo_admit(struct aiclass_sched_data *q,
 	    get_random_u32() < cl->slo_prob)
 		return aiclass_slo_downgrade(q, f, idx);
 	return idx;
+}
+
+/* The queue of a placed packet bound for band idx's spill queue f, which
+ * arrived at now (ns); *idx becomes its class.  The spill queue mixes the
+ * flows whose set was full, so no flow of it can be told to go: in a band
+ * with an SLO, a packet that would wait past it goes to the next class's
+ * spill queue, and every later one follows while the last that went is
+ * still queued there (also once the SLO is off), so that none of these
+ * flows is reordered.  That queue is in order of arrival but for a spliced
+ * queue, whose packets all came earlier: the last one sent is queued while
+ * the head came no later.  Into a training class (slo_training), where the
+ * guard can serve it before the band, the band's spill queue goes first.
+ */
+static noinline struct aiclass_flow *
+aiclass_spill_admit(struct aiclass_sched_data *q, struct aiclass_flow *f,
+		    unsigned int *idx, u64 now)
+{
+	struct aiclass_class *cl = &q->classes[*idx];
+	unsigned int to = aiclass_slo_next(q, *idx);
+	struct aiclass_flow *low = &q->classes[to].spill;
+
+	if (!(f->flags & AICLASS_FLOW_DOWN) || to == *idx || !low->qlen ||
+	    aiclass_cb(low->head)->enqueue_time > cl->spill_down) {
+		f->flags &= ~AICLASS_FLOW_DOWN;
+		if (!(q->slo_mask & BIT(*idx)) || to == *idx ||
+		    aiclass_slo_wait(cl) <= cl->slo)
+			return f;
+		f->flags |= AICLASS_FLOW_DOWN;
+		cl->slo_downgrades++;
+		q->stats.slo_downgrades++;
+		if (f->qlen && aiclass_is_training(to))
+			aiclass_flow_splice(q, f, low, to);
+	}
+	cl->spill_down = now;
+	*idx = to;
+	return low;
 }
 
 /* Start band cl's next window: nothing counted yet. */
@@ -1465,7 +1538,9 @@ static int aiclass_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 	} else if (key != hash && f->qlen) {
 		idx = f->cls;
 	}
-	if (unlikely(q->slo_mask & BIT(idx)) && !shared)
+	if (unlikely(f->flags & AICLASS_FLOW_SPILL))
+		f = aiclass_spill_admit(q, f, &idx, now);
+	else if (unlikely(q->slo_mask & BIT(idx)) && !shared)
 		idx = aiclass_slo_admit(q, f, idx);
 
 	if (q->split_gso && skb_is_gso(skb))
@@ -1999,35 +2074,6 @@ static int aiclass_stage(struct nlattr **tb, struct aiclass_config *cfg,
 		return -EINVAL;
 	}
 	return 0;
-}
-
-/* Append backlogged flow from's queue, in order, to flow to's (linked in
- * class idx if empty), and leave from empty and out of every list.
- */
-static void aiclass_flow_splice(struct aiclass_sched_data *q,
-				struct aiclass_flow *from, struct aiclass_flow *to,
-				unsigned int idx)
-{
-	unsigned int cls = from->cls;
-
-	aiclass_class_account(q, cls, -from->qlen, -from->backlog, -from->mem);
-	aiclass_flow_unlink(q, from);
-	if (!to->qlen) {
-		aiclass_flow_link(q, to, idx);
-		to->head = from->head;
-	} else {
-		aiclass_flow_tail(to)->next = from->head;
-		to->head->prev = from->head->prev;
-	}
-	aiclass_class_account(q, to->cls, from->qlen, from->backlog, from->mem);
-	to->qlen += from->qlen;
-	to->backlog += from->backlog;
-	to->mem += from->mem;
-	from->head = NULL;
-	from->qlen = 0;
-	from->backlog = 0;
-	from->mem = 0;
-	from->flags &= ~AICLASS_FLOW_SHARED;
 }
 
 /* Under the tree lock: packets in classes that no longer exist move to the

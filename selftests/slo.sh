@@ -39,7 +39,7 @@ want = {E["TCA_AICLASS_CSTATS_" + k]: k for k in
          "SOJOURN_AVG64")}
 for m in Rtnl().dump(RTM_GETTCLASS, tcmsg(ifindex, 0, 0)):
     _, idx, clid, _, _ = struct.unpack_from("=BxxxiIII", m)
-    if idx != ifindex or clid & 0xffff not in bands:
+    if idx != ifindex or clid >> 16 != 1 or clid & 0xffff not in bands:
         continue
     v = dict.fromkeys(want.values(), 0)
     nbytes = 0
@@ -87,10 +87,14 @@ slo_point() {
 	sleep 2		# the load ends, the band drains
 }
 
-# slo_setup SLO: aiclass with the SLO on 1:1 (off: none), DSCP 46 to 1:1,
-# with 4 bulk TCP flows filling 1:11 for SECONDS ($2).
+# slo_setup SLO SECONDS [OPTION...]: aiclass with OPTIONs (handle 1: at
+# $DUT_PARENT, with its own shaper at RATE unless SHAPER is set empty) and
+# the SLO on 1:1 (off: none), DSCP 46 to 1:1, with 4 bulk TCP flows
+# filling 1:11 for SECONDS.
+SHAPER="rate $RATE"
 slo_setup() {
-	dut_qdisc aiclass rate "$RATE" dscpmap 46:1 ||
+	# shellcheck disable=SC2086
+	dut_qdisc aiclass $SHAPER "${@:3}" dscpmap 46:1 ||
 		fail "aiclass was refused"
 	dut_tc class change dev "$DUT_DEV" classid 1:1 aiclass slo "$1" ||
 		fail "slo $1 on 1:1 was refused"
@@ -171,14 +175,67 @@ test_slo_auto() {
 	bulk_stop
 }
 
+# slo_overload WHAT: the dscpmap's load at 150 %, as set up, must keep
+# >= 97 % of what stays in 1:1 within the SLO, with downgrades.
+slo_overload() {
+	slo_point 150 0xb8
+	local n=$((PT_MET + PT_MISSED))
+	echo "$1 at 150 %: ${PT_KEPT} B/s kept of ${PT_LOAD}, met ${PT_MET} of $n, ${PT_DOWN} downgrades"
+	[ "$n" -gt 0 ] || fail "$1: no packet left 1:1"
+	[ $((PT_MET * 1000 / n)) -ge 970 ] && [ "$PT_DOWN" -gt 0 ] ||
+		fail "$1: only ${PT_MET} of $n packets within the SLO"
+}
+
+# As a child of hfsc (which shapes at RATE) and of qfq (under an htb that
+# shapes), aiclass has no shaper of its own, and its parent dequeues it
+# packet by packet: the SLO holds as at the root.
+test_slo_parents() {
+	local dev=$DUT_DEV
+	dut_tc qdisc del dev "$dev" root 2>/dev/null || true
+	dut_tc qdisc add dev "$dev" root handle 100: hfsc default 1
+	dut_tc class add dev "$dev" parent 100: classid 100:1 hfsc \
+		sc rate "$RATE" ul rate "$RATE"
+	DUT_PARENT="parent 100:1" SHAPER=
+	slo_setup "${SLO_US}us" 20
+	slo_overload hfsc
+	bulk_stop
+
+	dut_tc qdisc del dev "$dev" root
+	dut_tc qdisc add dev "$dev" root handle 100: htb default 1
+	dut_tc class add dev "$dev" parent 100: classid 100:1 htb \
+		rate "$RATE" ceil "$RATE"
+	dut_tc qdisc add dev "$dev" parent 100:1 handle 2: qfq
+	dut_tc class add dev "$dev" parent 2: classid 2:1 qfq weight 1
+	dut_tc filter add dev "$dev" parent 2: matchall classid 2:1
+	DUT_PARENT="parent 2:1"
+	slo_setup "${SLO_US}us" 20
+	slo_overload qfq
+	bulk_stop
+	dut_tc qdisc del dev "$dev" root
+}
+
+# A flow table of 16 slots for 4 bulk flows and 32 response flows: the
+# placed responses whose set is full queue in 1:1's spill queue, and the
+# SLO must hold for them as for the flows with a slot of their own.
+test_slo_full_table() {
+	slo_setup "${SLO_US}us" 20 flows 16
+	slo_overload "flows 16"
+	echo "flows_shared $(TCNS=$RTR DEV=$DUT_DEV aiclass_xstat flows_shared)"
+	[ "$(TCNS=$RTR DEV=$DUT_DEV aiclass_xstat flows_shared)" -gt 0 ] ||
+		fail "no packet shared a slot: the table was not full"
+	bulk_stop
+}
+
 ktap_header
 require_cmd iperf3 python3
 aiclass_load
-ktap_plan 2
+ktap_plan 4
 dumbbell_setup -d 5ms
 ns_exec "$SND" sysctl -qw net.ipv4.tcp_ecn=0 net.ipv4.tcp_congestion_control=cubic
 ns_bg "$RCV" iperf3 -s -p 5201 >/dev/null
 wait_listen "$RCV" 5201
 run_case "an SLO band keeps its promise from 30 % to 200 % of its capacity" test_slo_ramp
 run_case "an SLO band keeps its promise for auto-classified responses" test_slo_auto
+run_case "an SLO band keeps its promise under hfsc and qfq parents" test_slo_parents
+run_case "an SLO band keeps its promise with a full flow table" test_slo_full_table
 ktap_finish
