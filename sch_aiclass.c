@@ -1262,10 +1262,14 @@ aiclass_spill_admit(struct aiclass_sched_data *q, struct aiclass_flow *f,
 	unsigned int to = aiclass_slo_next(q, *idx);
 	struct aiclass_flow *low = &q->classes[to].spill;
 
-	if (!(f->flags & AICLASS_FLOW_DOWN) || to == *idx || !low->qlen ||
+	if (to == *idx) {
+		f->flags &= ~AICLASS_FLOW_DOWN;
+		return f;
+	}
+	if (!(f->flags & AICLASS_FLOW_DOWN) || !low->qlen ||
 	    aiclass_cb(low->head)->enqueue_time > cl->spill_down) {
 		f->flags &= ~AICLASS_FLOW_DOWN;
-		if (!(q->slo_mask & BIT(*idx)) || to == *idx ||
+		if (!(q->slo_mask & BIT(*idx)) ||
 		    aiclass_slo_wait(cl) <= cl->slo)
 			return f;
 		f->flags |= AICLASS_FLOW_DOWN;
