@@ -62,6 +62,14 @@ if sys.argv[3] == "1":
             assert v["p50"] <= v["p99"] <= v["p999"], "aiclass %s %s: %s" % (kind, w, v)
         assert e["head"]["p99"] <= e["sojourn"]["p99"], "aiclass %s: head > sojourn" % kind
 assert set(d["drr"]) == {"aiclass", "ets"}, "DRR shares missing"
+# the SLO phase: aiclass with and without `slo`, each response timed, and
+# none of the band's datagrams reordered by its downgrades
+slo = d["slo"]["points"]
+assert set(slo) == {"aiclass_slo", "aiclass"}, "SLO phase rows: %s" % sorted(slo)
+for c, pts in slo.items():
+    assert pts and all(x["responses"] > 0 and x["whole"] > 0 for x in pts), \
+        "%s: no response timed in the SLO phase: %s" % (c, pts)
+assert all(x["reordered"] == 0 for x in slo["aiclass_slo"]), slo["aiclass_slo"]
 for how in ("fair", "bypass"):
     for c in ("pfifo", "fq_codel", "fq", "aiclass", "aiclass_codel"):
         e = d["cost"][how].get(c, {})

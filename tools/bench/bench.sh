@@ -56,6 +56,7 @@ if [ -z "${AICLASS_VM:-}" ]; then
 	# the instruction profile: more guest boots, not in the quick run (a
 	# count that repeats exactly: AICLASS_BENCH_INSN=0 leaves it out)
 	[ -n "$quick" ] || [ "${AICLASS_BENCH_INSN:-1}" = 0 ] ||
+		[ "${AICLASS_BENCH_ONLY:-}" = slo ] ||
 		"$top/tools/bench/insn-profile" "${AICLASS_BENCH_OUT:-$top/results}"
 	exit
 fi
@@ -289,6 +290,89 @@ done
 ping_ms=$(ns_exec "$SND" ping -c 5 -i 0.2 -q "$RCV_IP" |
 	sed -n 's|.*= [0-9.]*/\([0-9.]*\)/.*|\1|p')
 log "idle RTT through the dumbbell: ${ping_ms} ms"
+
+# ------------------------------------------------------ latency SLO ----
+# Inference demand past what a band can carry (Aequitas's case): 4 bulk
+# TCP flows keep the training side full while UDP responses of 4 x 1400 B
+# with DSCP 46 (selftests/rpcload.py: 32 flows, on a fixed schedule) are
+# offered at each of $SLO_POINTS % of what aiclass's 1:1 can carry beside
+# backlogged training (the link less train_share's 10 %).  aiclass puts
+# DSCP 46 in 1:1 (dscpmap), once with `slo $SLO` on 1:1 and once without;
+# the peers get the same traffic (cake diffserv4 puts DSCP 46 in its voice
+# tin, whose priority holds for a quarter of the bandwidth cake is given:
+# the link's, as no shaper below HTB's would give it any; the composition
+# a flower filter in its strict band).  Each response
+# is timed from its first datagram's send to its last's arrival
+# (tools/bench/slosink.py); counted: the responses sent in $SLO_WIN s after
+# $SLO_WARM s, how many arrived whole within $SLO_TARGET_MS ms.
+SLO=5ms
+SLO_TARGET_MS=10
+SLO_PORT=9000
+SLO_SIZE=1400
+SLO_CAP=$((RATE_MBIT * 1000000 * 90 * SLO_SIZE / (8 * 100 * (SLO_SIZE + 42))))
+if [ -n "$quick" ]; then
+	SLO_POINTS="200" SLO_WARM=1 SLO_WIN=3
+	slo_contenders=("aiclass_slo|aiclass dscpmap 46:1" "aiclass|aiclass dscpmap 46:1")
+else
+	SLO_POINTS="50 100 150 200" SLO_WARM=2 SLO_WIN=6
+	slo_contenders=(
+		"aiclass_slo|aiclass dscpmap 46:1"
+		"aiclass|aiclass dscpmap 46:1"
+		"fq_codel|fq_codel"
+		"cake_diffserv4|cake diffserv4 bandwidth ${RATE_MBIT}mbit"
+		"ets_fq_codel_dscp|$ETS_FQC"
+	)
+fi
+log "latency SLO: responses at $SLO_POINTS % of $SLO_CAP B/s beside 4 bulk flows (${SLO_WARM}s + ${SLO_WIN}s each)"
+for c in "${slo_contenders[@]}"; do
+	name=${c%%|*} d=$raw/slo/${c%%|*}
+	mkdir -p "$d"
+	# shellcheck disable=SC2086
+	contender_install "$name" ${c#*|}
+	case $name in
+	aiclass_slo)
+		dut_tc class change dev "$DUT_DEV" classid 1:1 aiclass slo $SLO ||
+			die "slo $SLO on 1:1 was refused" ;;
+	ets_fq_codel_dscp)
+		dut_tc filter add dev "$DUT_DEV" parent 1: protocol ip prio 1 flower \
+			ip_tos 0xb8/0xfc classid 1:1 ;;
+	esac
+	echo "${c#*|}" >"$d/qdisc.args"
+	bulk_secs=$((3 + $(echo "$SLO_POINTS" | wc -w) * (SLO_WARM + SLO_WIN + 3)))
+	ns_exec "$SND" iperf3 -c "$RCV_IP" -p 5301 -P 4 -t "$bulk_secs" -J >"$d/bulk.json" &
+	bulk=$!
+	sleep 3
+	for pct in $SLO_POINTS; do
+		# shellcheck disable=SC2086
+		ns_exec "$RCV" $PROBE_NICE python3 "$bench/slosink.py" --port $SLO_PORT \
+			--seconds $((SLO_WARM + SLO_WIN + 2)) --out "$d/sink_$pct.json" &
+		sink=$!
+		sleep 0.5
+		ns_exec "$SND" python3 "$top/selftests/rpcload.py" "$RCV_IP" $SLO_PORT \
+			-r $((SLO_CAP * pct / 100)) -s $SLO_SIZE -b 4 -f 32 -t 0xb8 \
+			-T $((SLO_WARM + SLO_WIN)) -o "$d/send_$pct.json" >/dev/null ||
+			echo "slo $name: the load at $pct % failed" >&2
+		wait "$sink" || echo "slo $name: the receiver at $pct % failed" >&2
+		dut_tc -s class show dev "$DUT_DEV" >"$d/class_$pct.txt" 2>&1 || true
+		log "  $name at $pct %: $(python3 "$bench/report.py" --slo-point "$d" "$pct" \
+			$SLO_WARM $SLO_WIN $SLO_TARGET_MS)"
+		sleep 0.5
+	done
+	wait "$bulk" || echo "slo $name: bulk flows failed" >&2
+done
+cat >"$raw/slo/conditions.json" <<EOC
+{"slo": "$SLO", "target_ms": $SLO_TARGET_MS, "capacity_bytes": $SLO_CAP,
+ "points": [${SLO_POINTS// /, }], "warm_seconds": $SLO_WARM,
+ "window_seconds": $SLO_WIN, "size": $SLO_SIZE, "burst": 4, "flows": 32}
+EOC
+# AICLASS_BENCH_ONLY=slo: this phase alone, its raw numbers only.
+if [ "${AICLASS_BENCH_ONLY:-}" = slo ]; then
+	mkdir -p "$OUT/raw"
+	rm -rf "$OUT/raw/slo"
+	cp -r "$raw/slo" "$OUT/raw/"
+	log "the SLO phase only: raw numbers in $OUT/raw/slo"
+	exit 0
+fi
 
 rpc_client() {
 	# shellcheck disable=SC2086

@@ -3,11 +3,12 @@
 """Turn make bench's raw measurements into the results folder.
 
 usage: report.py RAW_DIR OUT_DIR
+       report.py --slo-point DIR PCT WARM WIN TARGET_MS   (one line, for the log)
 
 Writes OUT_DIR/bench.md (tables and the aiclass targets, met or not),
 bench.csv (one row per contender), bench.json (everything, with the
 conditions), perf_aiclass*.txt (the profiles) and, when gnuplot is there,
-rpc_cdf.png, goodput.png and pps.png.  Prints bench.md.
+rpc_cdf.png, goodput.png, pps.png and slo.png.  Prints bench.md.
 """
 import csv
 import json
@@ -55,6 +56,55 @@ def lat_stats(res):
             "p50": pct(all_, 50), "p99": pct(all_, 99),
             "p999": pct(all_, 99.9), "small_p99": pct(small, 99),
             "small_n": len(small)}
+
+
+def slo_point(d, p, warm, win, target_ms):
+    """One load point of the SLO phase: the responses sent in the window
+    (WIN s after WARM s of the sender's run), how many arrived whole
+    within TARGET_MS, their times' percentiles (a response not whole
+    counts as infinitely late), the goodput of the whole ones, the
+    datagrams reordered."""
+    snd = load(os.path.join(d, "send_%s.json" % p))
+    rcv = load(os.path.join(d, "sink_%s.json" % p))
+    if not snd or not rcv or not snd["starts_ns"]:
+        return None
+    t0 = snd["starts_ns"][0] + warm * 1e9
+    ids = [i for i, t in enumerate(snd["starts_ns"]) if t0 <= t < t0 + win * 1e9]
+    got = rcv["responses"]
+    burst = snd["burst"]
+    times = sorted(got[str(i)][1] / 1e6 if got.get(str(i), [0])[0] >= burst
+                   else math.inf for i in ids)
+    whole = sum(1 for t in times if t < math.inf)
+    within = sum(1 for t in times if t <= target_ms)
+    n = len(ids)
+    return {"load_pct": int(p), "offered_mbit": snd["rate"] * 8 / 1e6,
+            "responses": n, "whole": whole, "within": within,
+            "within_frac": within / n if n else None,
+            "within_per_s": within / win,
+            "p50_ms": pct(times, 50), "p99_ms": pct(times, 99),
+            "p999_ms": pct(times, 99.9),
+            "goodput_mbit": whole * burst * snd["size"] * 8 / win / 1e6,
+            "reordered": rcv.get("reordered", 0)}
+
+
+def slo_stats(raw):
+    """The SLO phase: {contender: [point, ...]} and its conditions."""
+    base = os.path.join(raw, "slo")
+    cond = load(os.path.join(base, "conditions.json"))
+    if not cond:
+        return {}, {}
+    res = {}
+    for n in sorted(os.listdir(base)):
+        if not os.path.isdir(os.path.join(base, n)):
+            continue
+        pts = [slo_point(os.path.join(base, n), p, cond["warm_seconds"],
+                         cond["window_seconds"], cond["target_ms"])
+               for p in cond["points"]]
+        res[n] = [x for x in pts if x]
+    order = ["aiclass_slo", "aiclass"]
+    res = dict(sorted(res.items(), key=lambda kv: (
+        order.index(kv[0]) if kv[0] in order else len(order), kv[0])))
+    return res, cond
 
 
 def jain(xs):
@@ -264,6 +314,16 @@ def fmt(v, nd=2):
 
 
 def main():
+    if sys.argv[1] == "--slo-point":
+        d, p, warm, win, target = sys.argv[2:7]
+        r = slo_point(d, p, float(warm), float(win), float(target))
+        if not r:
+            print("no numbers")
+            return
+        print("%d of %d responses within %s ms, p99 %s ms, %s Mbit/s whole, %d reordered" % (
+            r["within"], r["responses"], target, fmt(r["p99_ms"]),
+            fmt(r["goodput_mbit"]), r["reordered"]))
+        return
     raw, out = sys.argv[1], sys.argv[2]
     os.makedirs(out, exist_ok=True)
     cond = load(os.path.join(raw, "conditions.json"), {})
@@ -544,9 +604,26 @@ def main():
     target("per-flow state <= 80 bytes", fs is not None and fs <= 80,
            "%s bytes" % fmt(fs), fs)
 
+    slo, slo_cond = slo_stats(raw)
+    if slo:
+        top = max(slo_cond["points"])
+        at = {n: next((x for x in v if x["load_pct"] == top), {}) for n, v in slo.items()}
+        on, off = at.get("aiclass_slo", {}), at.get("aiclass", {})
+        rr = ratio(on.get("within"), off.get("within")) if off.get("within") else (
+            math.inf if on.get("within") else None)
+        target("latency SLO at %d %% of 1:1's capacity: responses within %s ms with "
+               "`slo %s` >= 2x without" % (top, fmt(slo_cond["target_ms"]), slo_cond["slo"]),
+               rr is not None and rr >= 2,
+               "%s x (%s vs %s of %s)" % (fmt(rr), on.get("within"), off.get("within"),
+                                          on.get("responses")), rr)
+        reord = sum(x["reordered"] for x in slo.get("aiclass_slo", []))
+        target("latency SLO: no datagram reordered", reord == 0 and "aiclass_slo" in slo,
+               "%d reordered" % reord, reord)
+
     result = {"conditions": cond, "rows": list(rows.values()), "drr": drr,
               "accuracy": mix, "cost": cost, "pps": pps, "memory_kb": mem,
-              "flow_state": flowstate, "targets": targets}
+              "flow_state": flowstate, "slo": {"conditions": slo_cond, "points": slo},
+              "targets": targets}
     with open(os.path.join(out, "bench.json"), "w") as f:
         json.dump(result, f, indent=1, default=str)
     cols = [k for k in next(iter(rows.values()), {})
@@ -559,10 +636,65 @@ def main():
                         for k, v in r.items()})
 
     md = markdown(cond, rows, drr, mix, cost, pgnames, mem, flowstate, targets)
+    md += slo_markdown(slo, slo_cond)
     with open(os.path.join(out, "bench.md"), "w") as f:
         f.write(md)
     print(md)
     plots(out, rows, raw_lat, pps, pgnames)
+    slo_plot(out, slo, slo_cond)
+
+
+def slo_markdown(slo, c):
+    if not slo:
+        return ""
+    L = ["",
+         "Latency SLO under inference overload: 4 bulk TCP flows beside UDP responses "
+         "of %d x %d B (DSCP 46, %d flows) offered at %s %% of what aiclass's 1:1 "
+         "carries beside backlogged training (%.1f Mbit/s of payload: the link less "
+         "train_share); aiclass with `slo %s` on 1:1 and without; a response counts "
+         "when all its datagrams arrived within %s ms of its send (responses sent in "
+         "%s s after %s s; not whole: infinitely late):" % (
+             c["burst"], c["size"], c["flows"], " / ".join(str(p) for p in c["points"]),
+             c["capacity_bytes"] * 8 / 1e6, c["slo"], fmt(c["target_ms"]),
+             c["window_seconds"], c["warm_seconds"]),
+         "",
+         "| contender | load | offered Mbit/s | responses | whole | within target "
+         "| within /s | p50 / p99 / p99.9 ms | goodput Mbit/s | reordered |",
+         "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+
+    def ms(v):
+        return "lost" if v == math.inf else fmt(v)
+    for n, pts in slo.items():
+        for x in pts:
+            L.append("| %s | %d %% | %s | %d | %d | %s %% | %s | %s / %s / %s | %s | %d |" % (
+                n, x["load_pct"], fmt(x["offered_mbit"], 1), x["responses"], x["whole"],
+                fmt(x["within_frac"] * 100 if x["within_frac"] is not None else None, 1),
+                fmt(x["within_per_s"], 1), ms(x["p50_ms"]), ms(x["p99_ms"]),
+                ms(x["p999_ms"]), fmt(x["goodput_mbit"], 1), x["reordered"]))
+    L.append("")
+    return "\n".join(L)
+
+
+def slo_plot(out, slo, c):
+    if not slo or not shutil.which("gnuplot"):
+        return
+    tmp = tempfile.mkdtemp()
+    plot = []
+    for n, pts in slo.items():
+        f = os.path.join(tmp, n + ".slo")
+        with open(f, "w") as fh:
+            for x in pts:
+                fh.write("%d %.4f\n" % (x["load_pct"], x["within_frac"] or 0))
+        plot.append("'%s' using 1:2 with linespoints lw 2 title '%s'" % (
+            f, n.replace("_", "\\_")))
+    run_gnuplot("set terminal pngcairo size 800,480 font 'sans,9'\n"
+                "set output '%s'\nset grid\nset yrange [0:1.05]\n"
+                "set xlabel 'offered inference load, %% of what 1:1 carries beside training'\n"
+                "set ylabel 'fraction of responses within %s ms'\nset key bottom left\n"
+                "set title 'SLO attainment against offered load (slo %s)'\nplot " % (
+                    os.path.join(out, "slo.png"), fmt(c["target_ms"]), c["slo"])
+                + ", ".join(plot) + "\n")
+    shutil.rmtree(tmp)
 
 
 def spread(e, key, scale=1.0, nd=0):
