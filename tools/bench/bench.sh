@@ -9,6 +9,9 @@
 # HTB at $RATE_MBIT on the router's egress with each contender as its leaf
 # (aiclass also as root with its own `rate`), netem $DELAY on the return
 # path.  Phases:
+#   latency SLO: UDP responses with DSCP 46 at 50-200 % of what aiclass's
+#     1:1 carries beside 4 bulk TCP flows, aiclass with and without `slo`
+#     and the peers, each response timed at the receiver;
 #   latency and training, per contender:
 #     idle:   RPC bursts (tools/bench/rpc.py) and a sockperf ping-pong
 #             alone, the latency floor;
