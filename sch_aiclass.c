@@ -31,7 +31,9 @@
  *     builds a queue (a ping-pong, a token stream) keeps its band.  A flow
  *     that stays empty and silent for idle starts a new burst, in 1:1 --
  *     unless it had become an elephant and has been quiet for less than
- *     forget: then it stays training.
+ *     forget: then it stays training.  A flow whose session (its bytes
+ *     since it was quiet for 10 idles) has queued two elephants is
+ *     training however idle cut its bursts: a sender that stalls.
  *
  * Demotions move flows; explicit routes place packets.  The queue of an
  * auto-classified flow is keyed by the flow hash (aiclass's own, of the
@@ -128,6 +130,8 @@
 #define AICLASS_SPLIT_GSO_SPEED	1000	/* Mbit/s, ethtool's unit */
 #define AICLASS_FLOW_WAYS	8	/* flow table: slots per set */
 #define AICLASS_TIME_BITS	40	/* flow times: codel time, 13 days */
+#define AICLASS_SESSION_GAP	10	/* a session ends at 10 idles quiet ... */
+#define AICLASS_SESSION_ELEPHANTS 2	/* ... and is training past 2 elephants */
 #define AICLASS_SLO_WINDOWS	4	/* SLO control window: 4 SLOs ... */
 #define AICLASS_SLO_MIN_WINDOW	NSEC_PER_MSEC	/* ... and at least 1 ms */
 #define AICLASS_SLO_BUDGET	100	/* a window misses: over 1 in 100 late */
@@ -182,6 +186,9 @@ struct aiclass_flow {
 	u32		  qlen;
 	u32		  backlog;	/* bytes */
 	u32		  mem;		/* bytes of truesize */
+	u32		  session;	/* bytes queued since a quiet of
+					 * session_gap (aiclass_auto_class())
+					 */
 	struct codel_vars cvars;
 };
 
@@ -294,6 +301,7 @@ struct aiclass_sched_data {
 	u32		 rate_shft;
 	codel_time_t	 idle;		/* cfg->idle in codel time */
 	codel_time_t	 forget;	/* cfg->forget in codel time */
+	codel_time_t	 session_gap;	/* AICLASS_SESSION_GAP idles, or forget */
 	u32		 hash_seed;	/* aiclass_hash() */
 	bool		 parse_ip;	/* dscpmap or roce_port need the header */
 	bool		 split_gso;	/* split_gso, below 1 Gbit/s */
@@ -613,6 +621,7 @@ static void aiclass_flow_claim(struct aiclass_flow *f, u32 key)
 {
 	f->key = key;
 	f->burst = 0;
+	f->session = 0;
 	f->level = 0;
 	f->flags = 0;
 	codel_vars_init(&f->cvars);
@@ -1091,6 +1100,15 @@ static unsigned int aiclass_classify(struct sk_buff *skb, struct Qdisc *sch,
  * heartbeats) keeps its band however much it sends, as fq_codel's and
  * cake's sparse flows keep theirs, while a burst that outruns the link
  * counts nearly whole.
+ *
+ * A burst ends at a quiet of idle, but the flow's session only at a quiet
+ * of session_gap (AICLASS_SESSION_GAP idles, or forget if shorter): a
+ * flow whose session has queued AICLASS_SESSION_ELEPHANTS elephants is
+ * training however its bursts were cut.  A sender that loses its CPU for
+ * longer than idle (a descheduled thread or vCPU, a stalled hop before
+ * this one) cuts a bulk flow into bursts that each stay below elephant,
+ * the qdisc draining it between them; an RPC connection pauses for longer
+ * than session_gap before its responses queue that much.
  */
 static unsigned int aiclass_auto_class(struct aiclass_sched_data *q,
 				       struct aiclass_flow *f,
@@ -1100,6 +1118,8 @@ static unsigned int aiclass_auto_class(struct aiclass_sched_data *q,
 	unsigned int last = cfg->lat_bands - 1;
 	u32 quiet = aiclass_flow_quiet(f, now);
 
+	if (!f->qlen && quiet > q->session_gap)
+		f->session = 0;
 	if (!f->qlen && quiet > q->idle && (f->burst || f->level)) {
 		/* A new burst: an elephant stays training unless it was
 		 * quiet for forget (a collective's compute phase, a bulk
@@ -1119,10 +1139,17 @@ static unsigned int aiclass_auto_class(struct aiclass_sched_data *q,
 		f->flags &= ~AICLASS_FLOW_DOWN;
 		f->burst = 0;
 	}
-	if (f->backlog >= cfg->quantum)
+	if (f->backlog >= cfg->quantum) {
 		f->burst = min_t(u64, (u64)f->burst + len, U32_MAX);
+		f->session = min_t(u64, (u64)f->session + len, U32_MAX);
+	}
 	if (f->level == AICLASS_LEVEL_TRAIN)
 		return aiclass_default_idx(cfg);
+	if (f->session > (u64)cfg->elephant * AICLASS_SESSION_ELEPHANTS) {
+		f->level = AICLASS_LEVEL_TRAIN;
+		q->stats.demotions++;
+		return aiclass_default_idx(cfg);
+	}
 
 	if (f->level > last)
 		f->level = last;	/* lat_bands shrank */
@@ -2132,6 +2159,7 @@ static void aiclass_rehash(struct aiclass_sched_data *q,
 		if (!nf->qlen) {
 			nf->cvars = f->cvars;
 			nf->burst = f->burst;
+			nf->session = f->session;
 			nf->level = f->level;
 			nf->flags |= f->flags;
 			nf->tstamp = f->tstamp;
@@ -2194,6 +2222,8 @@ static void aiclass_commit_derived(struct Qdisc *sch, bool slow)
 		aiclass_slo_derive(q, i);
 	q->idle = aiclass_us_to_codel(cfg->idle);
 	q->forget = aiclass_us_to_codel(cfg->forget);
+	q->session_gap = min_t(u64, (u64)q->idle * AICLASS_SESSION_GAP,
+			       q->forget);
 	q->parse_ip = !!cfg->roce_port ||
 		      memchr_inv(cfg->dscpmap, AICLASS_DSCPMAP_AUTO,
 				 AICLASS_DSCPMAP_LEN);
