@@ -73,7 +73,7 @@ fill() {
 	pg_flow 1 0 0x10011 delay 0 pkt_size "${3:-1000}" \
 		udp_src_min 1 udp_src_max "$1"
 	pg_start
-	for ((i = 0; i < 300; i++)); do
+	for ((i = 0; i < 600; i++)); do
 		[ "$(qdisc_backlog)" -lt "$n" ] || break
 		sleep 0.1
 	done
