@@ -121,7 +121,7 @@
 
 #define AICLASS_DROP_BATCH	64	/* packets dropped per overflow, at most */
 #define AICLASS_DROP_BATCH_BYTES (64 * 1024)	/* and bytes, at least one */
-#define AICLASS_LEVEL_TRAIN	0xff	/* auto level: past the elephant */
+#define AICLASS_LEVEL_TRAIN	0xf	/* auto level: past the elephant */
 #define AICLASS_ROCE_CNP	0x81	/* BTH opcode: congestion notification */
 #define AICLASS_ROCE_RC_ACK	0x11	/* BTH opcode: RC acknowledge */
 #define AICLASS_ROCE_RC_AACK	0x12	/* BTH opcode: RC atomic acknowledge */
@@ -132,6 +132,7 @@
 #define AICLASS_TIME_BITS	40	/* flow times: codel time, 13 days */
 #define AICLASS_SESSION_GAP	10	/* a session ends at 10 idles quiet ... */
 #define AICLASS_SESSION_ELEPHANTS 2	/* ... and is training past 2 elephants */
+#define AICLASS_SESSION_UNITS	64	/* session units per elephant */
 #define AICLASS_SLO_WINDOWS	4	/* SLO control window: 4 SLOs ... */
 #define AICLASS_SLO_MIN_WINDOW	NSEC_PER_MSEC	/* ... and at least 1 ms */
 #define AICLASS_SLO_BUDGET	100	/* a window misses: over 1 in 100 late */
@@ -177,8 +178,11 @@ struct aiclass_flow {
 					 */
 	u32		  burst;	/* bytes queued in the current burst */
 	u8		  cls;		/* class index while qlen > 0 */
-	u8		  level;	/* auto: band, or AICLASS_LEVEL_TRAIN */
-	u8		  flags;	/* AICLASS_FLOW_* */
+	u8		  level:4;	/* auto: band, or AICLASS_LEVEL_TRAIN */
+	u8		  flags:4;	/* AICLASS_FLOW_* */
+	u8		  session;	/* the session's earlier bursts, in
+					 * session units (aiclass_auto_class())
+					 */
 	u8		  tstamp_hi;	/* and bits 32-39 */
 	struct sk_buff	  *head;	/* head->prev is the tail */
 	struct list_head  flowchain;	/* in aiclass_class.flows */
@@ -186,9 +190,6 @@ struct aiclass_flow {
 	u32		  qlen;
 	u32		  backlog;	/* bytes */
 	u32		  mem;		/* bytes of truesize */
-	u32		  session;	/* bytes queued since a quiet of
-					 * session_gap (aiclass_auto_class())
-					 */
 	struct codel_vars cvars;
 };
 
@@ -302,6 +303,7 @@ struct aiclass_sched_data {
 	codel_time_t	 idle;		/* cfg->idle in codel time */
 	codel_time_t	 forget;	/* cfg->forget in codel time */
 	codel_time_t	 session_gap;	/* AICLASS_SESSION_GAP idles, or forget */
+	u32		 session_unit;	/* bytes: elephant / SESSION_UNITS */
 	u32		 hash_seed;	/* aiclass_hash() */
 	bool		 parse_ip;	/* dscpmap or roce_port need the header */
 	bool		 split_gso;	/* split_gso, below 1 Gbit/s */
@@ -1093,6 +1095,30 @@ static unsigned int aiclass_classify(struct sk_buff *skb, struct Qdisc *sch,
 	return AICLASS_CLASSIFY_AUTO;
 }
 
+/* The burst of flow f ended: it joins the flow's session, in session units
+ * rounded at random (up by the fraction of a unit left over), so that the
+ * count is exact on average however short the bursts are.
+ */
+static void aiclass_session_add(const struct aiclass_sched_data *q,
+				struct aiclass_flow *f)
+{
+	u32 units = f->burst / q->session_unit;
+
+	if (reciprocal_scale(get_random_u32(), q->session_unit) <
+	    f->burst - units * q->session_unit)
+		units++;
+	f->session = min_t(u32, f->session + units, U8_MAX);
+}
+
+/* The auto route's last step: flow f is an elephant. */
+static unsigned int aiclass_auto_train(struct aiclass_sched_data *q,
+				       struct aiclass_flow *f)
+{
+	f->level = AICLASS_LEVEL_TRAIN;
+	q->stats.demotions++;
+	return aiclass_default_idx(&q->cfg);
+}
+
 /* Route 6, auto: account a packet of len bytes to the burst of the flow in
  * slot f and return the class the burst has reached.  A flow counts by what
  * it queues: a packet that finds less than a quantum of its flow waiting
@@ -1108,7 +1134,9 @@ static unsigned int aiclass_classify(struct sk_buff *skb, struct Qdisc *sch,
  * longer than idle (a descheduled thread or vCPU, a stalled hop before
  * this one) cuts a bulk flow into bursts that each stay below elephant,
  * the qdisc draining it between them; an RPC connection pauses for longer
- * than session_gap before its responses queue that much.
+ * than session_gap before its responses queue that much.  The session
+ * keeps its earlier bursts in a byte, in 1/AICLASS_SESSION_UNITS of an
+ * elephant (aiclass_session_add()), which keeps the slot at 80 bytes.
  */
 static unsigned int aiclass_auto_class(struct aiclass_sched_data *q,
 				       struct aiclass_flow *f,
@@ -1118,9 +1146,11 @@ static unsigned int aiclass_auto_class(struct aiclass_sched_data *q,
 	unsigned int last = cfg->lat_bands - 1;
 	u32 quiet = aiclass_flow_quiet(f, now);
 
-	if (!f->qlen && quiet > q->session_gap)
-		f->session = 0;
-	if (!f->qlen && quiet > q->idle && (f->burst || f->level)) {
+	if (!f->qlen && quiet > q->idle) {
+		if (quiet > q->session_gap)
+			f->session = 0;
+		else if (f->burst)
+			aiclass_session_add(q, f);
 		/* A new burst: an elephant stays training unless it was
 		 * quiet for forget (a collective's compute phase, a bulk
 		 * flow's ACK-clocked gaps); any other flow starts again in
@@ -1128,28 +1158,27 @@ static unsigned int aiclass_auto_class(struct aiclass_sched_data *q,
 		 * queued nothing has no burst but still its level: forget
 		 * applies to it too.
 		 */
-		if (f->level == AICLASS_LEVEL_TRAIN && quiet < q->forget &&
-		    (!(f->flags & AICLASS_FLOW_DOWN) ||
-		     f->burst > cfg->elephant)) {
-			q->stats.remembered++;
-		} else {
-			f->level = 0;
-			q->stats.idle_resets++;
+		if (f->burst || f->level) {
+			if (f->level == AICLASS_LEVEL_TRAIN &&
+			    quiet < q->forget &&
+			    (!(f->flags & AICLASS_FLOW_DOWN) ||
+			     f->burst > cfg->elephant)) {
+				q->stats.remembered++;
+			} else {
+				f->level = 0;
+				q->stats.idle_resets++;
+			}
+			f->flags &= ~AICLASS_FLOW_DOWN;
+			f->burst = 0;
 		}
-		f->flags &= ~AICLASS_FLOW_DOWN;
-		f->burst = 0;
 	}
-	if (f->backlog >= cfg->quantum) {
+	if (f->backlog >= cfg->quantum)
 		f->burst = min_t(u64, (u64)f->burst + len, U32_MAX);
-		f->session = min_t(u64, (u64)f->session + len, U32_MAX);
-	}
 	if (f->level == AICLASS_LEVEL_TRAIN)
 		return aiclass_default_idx(cfg);
-	if (f->session > (u64)cfg->elephant * AICLASS_SESSION_ELEPHANTS) {
-		f->level = AICLASS_LEVEL_TRAIN;
-		q->stats.demotions++;
-		return aiclass_default_idx(cfg);
-	}
+	if ((u64)f->session * q->session_unit + f->burst >
+	    (u64)cfg->elephant * AICLASS_SESSION_ELEPHANTS)
+		return aiclass_auto_train(q, f);
 
 	if (f->level > last)
 		f->level = last;	/* lat_bands shrank */
@@ -1157,11 +1186,8 @@ static unsigned int aiclass_auto_class(struct aiclass_sched_data *q,
 		f->level++;
 		q->stats.demotions++;
 	}
-	if (f->level == last && f->burst > cfg->elephant) {
-		f->level = AICLASS_LEVEL_TRAIN;
-		q->stats.demotions++;
-		return aiclass_default_idx(cfg);
-	}
+	if (f->level == last && f->burst > cfg->elephant)
+		return aiclass_auto_train(q, f);
 	return f->level;
 }
 
@@ -2224,6 +2250,7 @@ static void aiclass_commit_derived(struct Qdisc *sch, bool slow)
 	q->forget = aiclass_us_to_codel(cfg->forget);
 	q->session_gap = min_t(u64, (u64)q->idle * AICLASS_SESSION_GAP,
 			       q->forget);
+	q->session_unit = max_t(u32, cfg->elephant / AICLASS_SESSION_UNITS, 1);
 	q->parse_ip = !!cfg->roce_port ||
 		      memchr_inv(cfg->dscpmap, AICLASS_DSCPMAP_AUTO,
 				 AICLASS_DSCPMAP_LEN);
@@ -2391,7 +2418,10 @@ static int aiclass_init(struct Qdisc *sch, struct nlattr *opt,
 	unsigned int i;
 	int err;
 
-	BUILD_BUG_ON(sizeof(struct aiclass_flow) > 96);
+	BUILD_BUG_ON(sizeof(struct aiclass_flow) > 80);
+	BUILD_BUG_ON(AICLASS_MAX_LAT_BANDS > AICLASS_LEVEL_TRAIN);
+	BUILD_BUG_ON(AICLASS_SESSION_UNITS * AICLASS_SESSION_ELEPHANTS >=
+		     U8_MAX);
 	BUILD_BUG_ON(AICLASS_MIN_FLOWS % AICLASS_FLOW_WAYS);
 
 	INIT_LIST_HEAD(&q->train_active);

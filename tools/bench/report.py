@@ -601,8 +601,7 @@ def main():
            own is not None and own <= 1.2,
            "%s x (%s vs %s ns)" % (fmt(own), fmt(c10k), fmt(c16)), own)
     fs = flowstate.get("aiclass", {}).get("bytes")
-    # 80 until the session count (docs/design.md, a sender that stalls).
-    target("per-flow state <= 88 bytes", fs is not None and fs <= 88,
+    target("per-flow state <= 80 bytes", fs is not None and fs <= 80,
            "%s bytes" % fmt(fs), fs)
 
     slo, slo_cond = slo_stats(raw)
