@@ -55,9 +55,13 @@ peek_tree() {
 # then deactivate a class that still holds a packet, and it never leaves.
 # GSO packets of 30 KB in a 40 Mbit tree with a 1 ms target: CoDel drops,
 # and a lone super-packet (over one MTU, so CoDel may drop in front of it)
-# is often the last one.  The tree must drain, every time.
+# is often the last one.  The tree must drain, every time.  A second pass
+# per parent takes the auto route through a full flow table: 24 flows in
+# `flows 16`, so that bursts are counted, flows are demoted with their
+# queues and packets share slots, all while CoDel drops and the parent
+# peeks.
 test_peek_parents() {
-	local p i drops bad=""
+	local p i bad=""
 	dev_setup
 	for p in tbf htb hfsc qfq drr ets; do
 		peek_tree "$p" no_split_gso noecn target 1ms interval 10ms
@@ -66,17 +70,32 @@ test_peek_parents() {
 				-S $((7100 + i)) -p 0x10011 &
 		done
 		wait
-		for ((i = 0; i < 100; i++)); do
-			[ "$(qdisc_backlog)" = 0 ] && break
-			sleep 0.1
-		done
-		drops=$(aiclass_xstat drop_aqm 10:1)
-		echo "$p: CoDel dropped $drops, backlog left $(qdisc_backlog)p"
-		[ "$drops" -gt 0 ] || bad+=" $p(no CoDel drop: tests nothing)"
-		[ "$(qdisc_backlog)" = 0 ] || bad+=" $p(stuck: $(qdisc_backlog)p)"
+		peek_drained "$p"
+		peek_tree "$p" flows 16 no_split_gso noecn target 1ms interval 10ms
+		$SEND "$DST" 7000 -n 10 -s 30000 -g 1000 -S 7200 -f 24
+		peek_drained "$p auto"
+		echo "$p auto: $(aiclass_xstat demotions 10:1) demotions, $(aiclass_xstat flows_shared 10:1) packets in shared slots"
+		[ "$(aiclass_xstat demotions 10:1)" -gt 0 ] ||
+			bad+=" $p(auto: no demotion: tests nothing)"
+		[ "$(aiclass_xstat flows_shared 10:1)" -gt 0 ] ||
+			bad+=" $p(auto: no shared slot: tests nothing)"
 	done
 	tc qdisc del dev "$DEV" root
 	[ -z "$bad" ] || fail "under:$bad"
+}
+
+# peek_drained WHAT: the tree drains within 10 s, and CoDel dropped on the
+# way; adds to test_peek_parents' bad what did not.
+peek_drained() {
+	local i drops
+	for ((i = 0; i < 100; i++)); do
+		[ "$(qdisc_backlog)" = 0 ] && break
+		sleep 0.1
+	done
+	drops=$(aiclass_xstat drop_aqm 10:1)
+	echo "$1: CoDel dropped $drops, backlog left $(qdisc_backlog)p"
+	[ "$drops" -gt 0 ] || bad+=" $1(no CoDel drop: tests nothing)"
+	[ "$(qdisc_backlog)" = 0 ] || bad+=" $1(stuck: $(qdisc_backlog)p)"
 }
 
 # ------------------------------------------------------------- CoDel ----
