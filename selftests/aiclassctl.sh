@@ -515,6 +515,13 @@ test_valgrind() {
 
 # ------------------------------------------------- one grammar, one table
 
+# opts_json DEV: the options of DEV's aiclass as aiclassctl reads them.
+opts_json() {
+	ctl -j show dev "$1" --interval 0 | python3 -c '
+import json, sys
+print(json.dumps(json.load(sys.stdin)["instances"][0]["options"], sort_keys=True))'
+}
+
 # tc_opts TC DEV: the options text of "TC qdisc show", as add reads it.
 tc_opts() {
 	"$1" qdisc show dev "$2" | sed -n 's/^qdisc aiclass [0-9a-f]*: root refcnt [0-9]* //p'
