@@ -61,7 +61,7 @@ peek_tree() {
 # queues and packets share slots, all while CoDel drops and the parent
 # peeks.
 test_peek_parents() {
-	local p i bad=""
+	local p i demoted shared bad=""
 	dev_setup
 	for p in tbf htb hfsc qfq drr ets; do
 		peek_tree "$p" no_split_gso noecn target 1ms interval 10ms
@@ -74,10 +74,12 @@ test_peek_parents() {
 		peek_tree "$p" flows 16 no_split_gso noecn target 1ms interval 10ms
 		$SEND "$DST" 7000 -n 10 -s 30000 -g 1000 -S 7200 -f 24
 		peek_drained "$p auto"
-		echo "$p auto: $(aiclass_xstat demotions 10:1) demotions, $(aiclass_xstat flows_shared 10:1) packets in shared slots"
-		[ "$(aiclass_xstat demotions 10:1)" -gt 0 ] ||
+		demoted=$(aiclass_xstat demotions 10:1)
+		shared=$(aiclass_xstat flows_shared 10:1)
+		echo "$p auto: $demoted demotions, $shared packets in shared slots"
+		[ "$demoted" -gt 0 ] ||
 			bad+=" $p(auto: no demotion: tests nothing)"
-		[ "$(aiclass_xstat flows_shared 10:1)" -gt 0 ] ||
+		[ "$shared" -gt 0 ] ||
 			bad+=" $p(auto: no shared slot: tests nothing)"
 	done
 	tc qdisc del dev "$DEV" root
@@ -87,15 +89,16 @@ test_peek_parents() {
 # peek_drained WHAT: the tree drains within 10 s, and CoDel dropped on the
 # way; adds to test_peek_parents' bad what did not.
 peek_drained() {
-	local i drops
+	local i drops left
 	for ((i = 0; i < 100; i++)); do
-		[ "$(qdisc_backlog)" = 0 ] && break
+		left=$(qdisc_backlog)
+		[ "$left" = 0 ] && break
 		sleep 0.1
 	done
 	drops=$(aiclass_xstat drop_aqm 10:1)
-	echo "$1: CoDel dropped $drops, backlog left $(qdisc_backlog)p"
+	echo "$1: CoDel dropped $drops, backlog left ${left}p"
 	[ "$drops" -gt 0 ] || bad+=" $1(no CoDel drop: tests nothing)"
-	[ "$(qdisc_backlog)" = 0 ] || bad+=" $1(stuck: $(qdisc_backlog)p)"
+	[ "$left" = 0 ] || bad+=" $1(stuck: ${left}p)"
 }
 
 # ------------------------------------------------------------- CoDel ----
