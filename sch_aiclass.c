@@ -156,7 +156,8 @@
 
 /* What aiclass_classify() returns besides a class index. */
 #define AICLASS_CLASSIFY_AUTO	(AICLASS_MAX_CLASSES + 1)
-#define AICLASS_CLASSIFY_DROP	(AICLASS_MAX_CLASSES + 2)
+#define AICLASS_CLASSIFY_DROP	(AICLASS_MAX_CLASSES + 2)	/* shot */
+#define AICLASS_CLASSIFY_STOLEN	(AICLASS_MAX_CLASSES + 3)	/* consumed */
 
 enum aiclass_route {
 	AICLASS_ROUTE_PRIORITY,
@@ -307,6 +308,8 @@ struct aiclass_sched_data {
 	u32		 hash_seed;	/* aiclass_hash() */
 	bool		 parse_ip;	/* dscpmap or roce_port need the header */
 	bool		 split_gso;	/* split_gso, below 1 Gbit/s */
+	bool		 priomap_set;	/* a priomap entry is not auto */
+	bool		 dscpmap_set;	/* a dscpmap entry is not auto */
 	struct codel_stats cstats;
 	struct codel_params cparams[2];	/* latency bands, training */
 	struct tcf_proto __rcu *filter_list;
@@ -319,6 +322,18 @@ struct aiclass_sched_data {
 	struct aiclass_stats stats;
 
 	struct aiclass_class classes[AICLASS_MAX_CLASSES];
+
+	/* Under the qdisc lock, where enqueue copies the headers it reads
+	 * of a packet that does not hold them in its linear part: a buffer
+	 * on the stack would cost aiclass_enqueue() a stack canary and its
+	 * zeroing at every packet.
+	 */
+	union {
+		struct iphdr	iph;
+		struct ipv6hdr	ip6h;
+		__be16		ports[2];
+		u8		op;
+	} hdr_copy;
 };
 
 struct aiclass_skb_cb {
@@ -552,7 +567,9 @@ aiclass_class_activate(struct aiclass_sched_data *q, unsigned int idx)
 static __always_inline void
 aiclass_class_deactivate(struct aiclass_sched_data *q, unsigned int idx)
 {
-	list_del_init(&q->classes[idx].alist);
+	/* A latency band is never on train_active: no list to leave. */
+	if (aiclass_is_training(idx))
+		list_del_init(&q->classes[idx].alist);
 	q->backlogged &= ~BIT(idx);
 }
 
@@ -626,7 +643,8 @@ static void aiclass_flow_claim(struct aiclass_flow *f, u32 key)
 	f->session = 0;
 	f->level = 0;
 	f->flags = 0;
-	codel_vars_init(&f->cvars);
+	/* codel_vars_init(), which the compiler leaves out of line */
+	memset(&f->cvars, 0, sizeof(f->cvars));
 }
 
 /* Is the flow in this empty slot over: quiet for idle, and for forget if
@@ -640,31 +658,18 @@ static __always_inline bool aiclass_flow_over(const struct aiclass_sched_data *q
 	       (f->level != AICLASS_LEVEL_TRAIN || quiet >= q->forget);
 }
 
-/* The slot of the flow with this key, in the set the key names: the slot
- * tagged with the key; else, for an auto flow, the home slot while it
- * queues packets of flows without a slot of their own, and for a placed
- * packet its class's spill queue while that holds packets (so that none of
- * them is reordered); else an empty slot, claimed: the home slot when its
- * flow is over, else the slot whose flow is over that was quiet longest,
- * else the one quiet longest (a remembered elephant in its compute phase
- * goes after every finished flow); else the spill queue or the home slot,
- * shared.  One pass over the set, after the home slot, where most flows
- * live, missed.
+/* The empty slot of the set from f that aiclass_flow_find_set() claims,
+ * ranked by over, then quiet (see there); NULL if none is empty.
  */
 static noinline struct aiclass_flow *
-aiclass_flow_find_set(const struct aiclass_sched_data *q,
-		      struct aiclass_flow *flows, u32 mask, u32 key,
-		      struct aiclass_flow *spill, u64 now)
+aiclass_flow_rank(const struct aiclass_sched_data *q, struct aiclass_flow *f,
+		  u64 now)
 {
-	struct aiclass_flow *f = &flows[key & mask & ~(AICLASS_FLOW_WAYS - 1)];
-	struct aiclass_flow *home = &flows[key & mask], *free = NULL;
-	struct aiclass_flow *end = f + AICLASS_FLOW_WAYS;
+	struct aiclass_flow *end = f + AICLASS_FLOW_WAYS, *free = NULL;
 	u64 rank, best = 0;
 	u32 quiet;
 
 	for (; f < end; f++) {
-		if (f->key == key)
-			return f;
 		if (f->qlen)
 			continue;
 		/* Over before not over, then quiet longest, in one compare;
@@ -677,14 +682,62 @@ aiclass_flow_find_set(const struct aiclass_sched_data *q,
 			free = f;
 		}
 	}
+	return free;
+}
+
+/* The slot of the flow with this key, in the set the key names: the slot
+ * tagged with the key; else, for an auto flow, the home slot while it
+ * queues packets of flows without a slot of their own, and for a placed
+ * packet its class's spill queue while that holds packets (so that none of
+ * them is reordered); else an empty slot, claimed: the home slot when its
+ * flow is over, else the slot whose flow is over that was quiet longest,
+ * else the one quiet longest (a remembered elephant in its compute phase
+ * goes after every finished flow); else the spill queue or the home slot,
+ * shared.  One pass over the set, after the home slot, where most flows
+ * live, missed.
+ *
+ * The pass ranks the empty slots by quiet alone, in 32 bits for a slot
+ * stamped within 2^32 of now (the 40-bit quiet for one that was not): the
+ * first slot quiet longest is also the first over slot quiet longest when
+ * it is over, and when it is quiet for less than idle no slot is over, nor
+ * is the home slot.  Only a remembered elephant quiet longest, past idle
+ * but not forget, leaves it to aiclass_flow_rank().
+ */
+static noinline struct aiclass_flow *
+aiclass_flow_find_set(const struct aiclass_sched_data *q,
+		      struct aiclass_flow *flows, u32 mask, u32 key,
+		      struct aiclass_flow *spill, u64 now)
+{
+	struct aiclass_flow *set = &flows[key & mask & ~(AICLASS_FLOW_WAYS - 1)];
+	struct aiclass_flow *home = &flows[key & mask], *free = NULL;
+	struct aiclass_flow *f, *end = set + AICLASS_FLOW_WAYS;
+	u32 quiet, now_lo = now;
+	u8 now_hi = now >> 32;
+	s64 most = -1;
+
+	for (f = set; f < end; f++) {
+		if (f->key == key)
+			return f;
+		if (f->qlen)
+			continue;
+		if (unlikely(check_sub_overflow(now_lo, f->tstamp, &quiet) ||
+			     f->tstamp_hi != now_hi))
+			quiet = aiclass_flow_quiet(f, now);
+		if (quiet > most) {
+			most = quiet;
+			free = f;
+		}
+	}
+	if (most >= q->idle && !aiclass_flow_over(q, free, most))
+		free = aiclass_flow_rank(q, set, now);
 	if (spill) {
 		if (spill->qlen || (spill->flags & AICLASS_FLOW_DOWN) || !free)
 			return spill;
 	} else if (home->flags & AICLASS_FLOW_SHARED) {
 		return home;
 	}
-	if (!home->qlen && aiclass_flow_over(q, home,
-					     aiclass_flow_quiet(home, now)))
+	if (most >= q->idle && !home->qlen &&
+	    aiclass_flow_over(q, home, aiclass_flow_quiet(home, now)))
 		free = home;
 	if (!free) {
 		home->flags |= AICLASS_FLOW_SHARED;
@@ -742,26 +795,27 @@ static void aiclass_flow_splice(struct aiclass_sched_data *q,
 	from->flags &= ~AICLASS_FLOW_SHARED;
 }
 
+/* Append skb, len bytes and mem of truesize, to flow f, which is in class
+ * idx or empty (linked there now).
+ */
 static __always_inline void aiclass_flow_add(struct aiclass_sched_data *q,
 					     struct aiclass_flow *f,
 					     unsigned int idx,
-					     struct sk_buff *skb)
+					     struct sk_buff *skb,
+					     unsigned int len, unsigned int mem)
 {
-	unsigned int mem = aiclass_cb(skb)->mem;
-
-	if (!f->qlen)
+	if (!f->qlen) {
 		aiclass_flow_link(q, f, idx);
-
-	if (!f->head)
-		f->head = skb;
-	else
+		f->head = skb;		/* an empty flow has no head */
+	} else {
 		aiclass_flow_tail(f)->next = skb;
+	}
 	f->head->prev = skb;
 	skb->next = NULL;
 	f->qlen++;
-	f->backlog += qdisc_pkt_len(skb);
+	f->backlog += len;
 	f->mem += mem;
-	aiclass_class_account(q, f->cls, 1, qdisc_pkt_len(skb), mem);
+	aiclass_class_account(q, idx, 1, len, mem);
 }
 
 /* Take the head packet off a flow; the caller fixes the qdisc counters. */
@@ -906,23 +960,60 @@ struct aiclass_hdr {
 	bool		ports;	/* and the ports after it */
 };
 
+/* skb_protocol(skb, true) of a VLAN-tagged packet, out of line: its
+ * walk over the tags reads them into a buffer on the stack.
+ */
+static noinline __be16 aiclass_vlan_protocol(struct sk_buff *skb)
+{
+	return skb_protocol(skb, true);
+}
+
+/* skb_header_pointer() for a header the linear part does not hold: a copy
+ * in q->hdr_copy, or NULL.
+ */
+static noinline void *aiclass_header_copy(struct aiclass_sched_data *q,
+					  const struct sk_buff *skb,
+					  int offset, int len)
+{
+	return skb_header_pointer(skb, offset, len, &q->hdr_copy);
+}
+
+/* skb_header_pointer() into *p, false for NULL: the packet's own bytes
+ * when its linear part holds them, which are never NULL.
+ */
+static __always_inline bool aiclass_header(struct aiclass_sched_data *q,
+					   const struct sk_buff *skb,
+					   int offset, int len, const void **p)
+{
+	if (likely((int)skb_headlen(skb) - offset >= len)) {
+		*p = skb->data + offset;
+		return true;
+	}
+	*p = aiclass_header_copy(q, skb, offset, len);
+	return *p;
+}
+
 /* Read the IP header, and the ports of the transport protocols that start
  * with them (not of a fragment).
  */
-static __always_inline void aiclass_parse(struct sk_buff *skb,
+static __always_inline void aiclass_parse(struct aiclass_sched_data *q,
+					  struct sk_buff *skb,
 					  struct aiclass_hdr *h)
 {
 	unsigned int thoff = skb_network_offset(skb);
-	__be16 _ports[2], *ports;
+	__be16 proto = skb->protocol;
+	const __be16 *ports;
 
 	h->ok = false;
-	switch (skb_protocol(skb, true)) {
+	if (unlikely(eth_type_vlan(proto)))
+		proto = aiclass_vlan_protocol(skb);
+	switch (proto) {
 	case htons(ETH_P_IP): {
-		struct iphdr _iph;
 		const struct iphdr *iph;
 
-		iph = skb_header_pointer(skb, thoff, sizeof(_iph), &_iph);
-		if (!iph || iph->ihl < 5)
+		if (!aiclass_header(q, skb, thoff, sizeof(*iph),
+				    (const void **)&iph) ||
+		    iph->ihl < 5)
 			return;
 		h->dscp = ipv4_get_dsfield(iph) >> 2;
 		h->proto = ip_is_fragment(iph) ? 0 : iph->protocol;
@@ -932,11 +1023,10 @@ static __always_inline void aiclass_parse(struct sk_buff *skb,
 		break;
 	}
 	case htons(ETH_P_IPV6): {
-		struct ipv6hdr _ip6h;
 		const struct ipv6hdr *ip6h;
 
-		ip6h = skb_header_pointer(skb, thoff, sizeof(_ip6h), &_ip6h);
-		if (!ip6h)
+		if (!aiclass_header(q, skb, thoff, sizeof(*ip6h),
+				    (const void **)&ip6h))
 			return;
 		h->dscp = ipv6_get_dsfield(ip6h) >> 2;
 		h->proto = ip6h->nexthdr;
@@ -957,8 +1047,8 @@ static __always_inline void aiclass_parse(struct sk_buff *skb,
 	case IPPROTO_UDPLITE:
 	case IPPROTO_SCTP:
 	case IPPROTO_DCCP:
-		ports = skb_header_pointer(skb, thoff, sizeof(_ports), _ports);
-		if (ports) {
+		if (aiclass_header(q, skb, thoff, 2 * sizeof(*ports),
+				   (const void **)&ports)) {
 			h->sport = ports[0];
 			h->dport = ports[1];
 			h->ports = true;
@@ -995,11 +1085,11 @@ static unsigned int aiclass_classify_ip(struct aiclass_sched_data *q,
 {
 	const struct aiclass_config *cfg = &q->cfg;
 	unsigned int idx;
-	u8 _op, *op;
+	u8 *op;
 
 	if (!h->ok)
 		return AICLASS_CLASSIFY_AUTO;
-	if (cfg->dscpmap[h->dscp] != AICLASS_DSCPMAP_AUTO) {
+	if (q->dscpmap_set && cfg->dscpmap[h->dscp] != AICLASS_DSCPMAP_AUTO) {
 		idx = aiclass_minor_to_idx(cfg, cfg->dscpmap[h->dscp]);
 		if (idx < AICLASS_MAX_CLASSES) {
 			q->stats.route[AICLASS_ROUTE_DSCPMAP]++;
@@ -1014,7 +1104,7 @@ static unsigned int aiclass_classify_ip(struct aiclass_sched_data *q,
 	/* The first byte of the base transport header is the opcode. */
 	q->stats.route[AICLASS_ROUTE_ROCE]++;
 	op = skb_header_pointer(skb, h->thoff + sizeof(struct udphdr),
-				sizeof(_op), &_op);
+				sizeof(*op), &q->hdr_copy.op);
 	if (op && (*op == AICLASS_ROCE_CNP || *op == AICLASS_ROCE_RC_ACK ||
 		   *op == AICLASS_ROCE_RC_AACK))
 		return 0;
@@ -1024,22 +1114,20 @@ static unsigned int aiclass_classify_ip(struct aiclass_sched_data *q,
 /* Route 2, the tc filters: out of line, as most qdiscs have none. */
 static noinline unsigned int
 aiclass_classify_filter(struct sk_buff *skb, struct Qdisc *sch,
-			struct tcf_proto *fl, int *qerr)
+			struct tcf_proto *fl)
 {
 	struct aiclass_sched_data *q = qdisc_priv(sch);
 	struct tcf_result res;
 	unsigned int idx;
 	int result;
 
-	*qerr = NET_XMIT_SUCCESS | __NET_XMIT_BYPASS;
 	result = aiclass_tcf_classify(skb, fl, &res);
 	switch (result) {
 	case TC_ACT_STOLEN:
 	case TC_ACT_QUEUED:
 	case TC_ACT_TRAP:
-		*qerr = NET_XMIT_SUCCESS | __NET_XMIT_STOLEN;
 		q->stats.stolen++;
-		return AICLASS_CLASSIFY_DROP;
+		return AICLASS_CLASSIFY_STOLEN;
 	case TC_ACT_SHOT:
 		q->stats.drop_filter++;
 		return AICLASS_CLASSIFY_DROP;
@@ -1056,10 +1144,9 @@ aiclass_classify_filter(struct sk_buff *skb, struct Qdisc *sch,
 }
 
 /* Routes 1 to 3: a class index, AICLASS_CLASSIFY_AUTO (routes 4 to 6
- * decide), or AICLASS_CLASSIFY_DROP with *qerr set.
+ * decide), or AICLASS_CLASSIFY_DROP or _STOLEN.
  */
-static unsigned int aiclass_classify(struct sk_buff *skb, struct Qdisc *sch,
-				     int *qerr)
+static unsigned int aiclass_classify(struct sk_buff *skb, struct Qdisc *sch)
 {
 	struct aiclass_sched_data *q = qdisc_priv(sch);
 	const struct aiclass_config *cfg = &q->cfg;
@@ -1078,11 +1165,13 @@ static unsigned int aiclass_classify(struct sk_buff *skb, struct Qdisc *sch,
 
 	fl = rcu_dereference_bh(q->filter_list);
 	if (fl) {
-		idx = aiclass_classify_filter(skb, sch, fl, qerr);
+		idx = aiclass_classify_filter(skb, sch, fl);
 		if (idx != AICLASS_CLASSIFY_AUTO)
 			return idx;
 	}
 
+	if (!q->priomap_set)
+		return AICLASS_CLASSIFY_AUTO;
 	minor = cfg->priomap[TC_H_MAJ(prio) ? 0 : prio & TC_PRIO_MAX];
 	if (minor != AICLASS_PRIOMAP_AUTO) {
 		idx = aiclass_minor_to_idx(cfg, minor);
@@ -1296,8 +1385,8 @@ static noinline unsigned int aiclass_slo_admit(struct aiclass_sched_data *q,
 	return idx;
 }
 
-/* The queue of a placed packet bound for band idx's spill queue f, which
- * arrived at now (ns); *idx becomes its class.  The spill queue mixes the
+/* The class of a placed packet bound for band idx's spill queue f, which
+ * arrived at now (ns): idx, or the class below.  The spill queue mixes the
  * flows whose set was full, so no flow of it can be told to go: in a band
  * with an SLO, a packet that would wait past it goes to the next class's
  * spill queue, and every later one follows while the last that went is
@@ -1307,24 +1396,24 @@ static noinline unsigned int aiclass_slo_admit(struct aiclass_sched_data *q,
  * the head came no later.  Into a training class (slo_training), where the
  * guard can serve it before the band, the band's spill queue goes first.
  */
-static noinline struct aiclass_flow *
+static noinline unsigned int
 aiclass_spill_admit(struct aiclass_sched_data *q, struct aiclass_flow *f,
-		    unsigned int *idx, u64 now)
+		    unsigned int idx, u64 now)
 {
-	struct aiclass_class *cl = &q->classes[*idx];
-	unsigned int to = aiclass_slo_next(q, *idx);
+	struct aiclass_class *cl = &q->classes[idx];
+	unsigned int to = aiclass_slo_next(q, idx);
 	struct aiclass_flow *low = &q->classes[to].spill;
 
-	if (to == *idx) {
+	if (to == idx) {
 		f->flags &= ~AICLASS_FLOW_DOWN;
-		return f;
+		return idx;
 	}
 	if (!(f->flags & AICLASS_FLOW_DOWN) || !low->qlen ||
 	    aiclass_cb(low->head)->enqueue_time > cl->spill_down) {
 		f->flags &= ~AICLASS_FLOW_DOWN;
-		if (!(q->slo_mask & BIT(*idx)) ||
+		if (!(q->slo_mask & BIT(idx)) ||
 		    aiclass_slo_wait(cl) <= cl->slo)
-			return f;
+			return idx;
 		f->flags |= AICLASS_FLOW_DOWN;
 		cl->slo_downgrades++;
 		q->stats.slo_downgrades++;
@@ -1332,8 +1421,7 @@ aiclass_spill_admit(struct aiclass_sched_data *q, struct aiclass_flow *f,
 			aiclass_flow_splice(q, f, low, to);
 	}
 	cl->spill_down = now;
-	*idx = to;
-	return low;
+	return to;
 }
 
 /* Start band cl's next window: nothing counted yet. */
@@ -1444,7 +1532,7 @@ aiclass_enqueue_skb(struct Qdisc *sch, struct sk_buff *skb,
 	struct aiclass_sched_data *q = qdisc_priv(sch);
 	struct aiclass_class *cl = &q->classes[idx];
 	unsigned int len = qdisc_pkt_len(skb);
-	unsigned int prev_qlen, prev_backlog;
+	unsigned int prev_qlen, prev_backlog, mem;
 	struct aiclass_flow *victim = NULL;
 
 	if (!aiclass_is_training(idx) && cl->qlen >= q->cfg.lat_limit) {
@@ -1476,15 +1564,19 @@ aiclass_enqueue_skb(struct Qdisc *sch, struct sk_buff *skb,
 		prev_backlog -= sch->qstats.backlog;
 	}
 
+	mem = skb->truesize;
 	aiclass_cb(skb)->enqueue_time = now;
-	aiclass_cb(skb)->mem = skb->truesize;
+	aiclass_cb(skb)->mem = mem;
 	/* The drops may have emptied the slot, and with it its mark. */
 	if (unlikely(shared))
 		f->flags |= AICLASS_FLOW_SHARED;
 	if (f->qlen && f->cls != idx)
 		aiclass_flow_move(q, f, idx);
-	aiclass_flow_add(q, f, idx, skb);
-	aiclass_qdisc_account(sch, skb, 1);
+	aiclass_flow_add(q, f, idx, skb, len, mem);
+	/* aiclass_qdisc_account(sch, skb, 1), from what is known here */
+	sch->q.qlen++;
+	sch->qstats.backlog += len;
+	q->memory_used += mem;
 	if (likely(!victim))
 		return NET_XMIT_SUCCESS;
 
@@ -1546,15 +1638,19 @@ static int aiclass_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 	unsigned int idx, len = qdisc_pkt_len(skb);
 	struct aiclass_flow *f;
 	struct aiclass_hdr h;
+	unsigned int to;
 	bool shared;
 	u32 hash, key;
-	int ret = 0;
 	u64 now, now_t;
+	int ret;
 
-	idx = aiclass_classify(skb, sch, &ret);
-	if (unlikely(idx == AICLASS_CLASSIFY_DROP)) {
-		if (ret & __NET_XMIT_BYPASS)
+	idx = aiclass_classify(skb, sch);
+	if (unlikely(idx >= AICLASS_CLASSIFY_DROP)) {
+		ret = NET_XMIT_SUCCESS | __NET_XMIT_STOLEN;
+		if (idx == AICLASS_CLASSIFY_DROP) {
+			ret = NET_XMIT_SUCCESS | __NET_XMIT_BYPASS;
 			qdisc_qstats_drop(sch);
+		}
 		__qdisc_drop(skb, to_free);
 		return ret;
 	}
@@ -1564,7 +1660,7 @@ static int aiclass_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 	 * its socket after a timeout, and a flow keyed by it would start
 	 * again in 1:1, ahead of its own queued packets.
 	 */
-	aiclass_parse(skb, &h);
+	aiclass_parse(q, skb, &h);
 	if (idx == AICLASS_CLASSIFY_AUTO && q->parse_ip)
 		idx = aiclass_classify_ip(q, skb, &h);
 	hash = aiclass_hash(q, skb, &h);
@@ -1595,10 +1691,16 @@ static int aiclass_enqueue(struct sk_buff *skb, struct Qdisc *sch,
 	} else if (key != hash && f->qlen) {
 		idx = f->cls;
 	}
-	if (unlikely(f->flags & AICLASS_FLOW_SPILL))
-		f = aiclass_spill_admit(q, f, &idx, now);
-	else if (unlikely(q->slo_mask & BIT(idx)) && !shared)
+	if (unlikely(f->flags & AICLASS_FLOW_SPILL)) {
+		to = aiclass_spill_admit(q, f, idx, now);
+		if (to != idx) {
+			f = &q->classes[to].spill;
+			idx = to;
+		}
+	} else if (unlikely(q->slo_mask) && (q->slo_mask & BIT(idx)) &&
+		   !shared) {
 		idx = aiclass_slo_admit(q, f, idx);
+	}
 
 	if (q->split_gso && skb_is_gso(skb))
 		return aiclass_enqueue_segs(sch, skb, f, idx, now, shared,
@@ -1704,7 +1806,7 @@ static noinline struct sk_buff *aiclass_dequeue_backlog(struct Qdisc *sch)
 	u32 drops = cs->drop_count;
 	struct aiclass_class *cl;
 	struct aiclass_flow *f;
-	unsigned int len, band = 0;
+	unsigned int len, segs, band = 0;
 	u64 now = 0;
 	bool lat, train;
 
@@ -1724,12 +1826,14 @@ static noinline struct sk_buff *aiclass_dequeue_backlog(struct Qdisc *sch)
 	do {
 		lat = q->backlogged & AICLASS_LAT_MASK;
 		train = q->train_qlen;
-		if (!lat && !train)
+		if (unlikely(train)) {
+			if (lat && cfg->train_share &&
+			    q->guard >= (s64)cfg->train_share * cfg->burst) {
+				q->stats.guard_yields++;
+				lat = false;
+			}
+		} else if (!lat) {
 			break;
-		if (lat && train && cfg->train_share &&
-		    q->guard >= (s64)cfg->train_share * cfg->burst) {
-			q->stats.guard_yields++;
-			lat = false;
 		}
 		if (lat) {
 			band = __ffs(q->backlogged);
@@ -1749,8 +1853,8 @@ static noinline struct sk_buff *aiclass_dequeue_backlog(struct Qdisc *sch)
 						     CODEL_SHIFT) + f->cvars.ldelay :
 						    ktime_get_ns() >> CODEL_SHIFT);
 		}
-		if (unlikely(cs->drop_count != drops || cs->ecn_mark ||
-			     cs->ce_mark)) {
+		if (unlikely(cs->drop_count != drops ||
+			     (cs->ecn_mark | cs->ce_mark))) {
 			aiclass_aqm_count(q, cl, cs->drop_count - drops);
 			drops = cs->drop_count;
 		}
@@ -1762,14 +1866,19 @@ static noinline struct sk_buff *aiclass_dequeue_backlog(struct Qdisc *sch)
 	len = qdisc_pkt_len(skb);
 	f->deficit -= len;
 	if (lat) {
+		/* The guard is never negative, and a latency packet leaves
+		 * the training backlog as it was.
+		 */
 		if (train)
 			q->guard += (s64)cfg->train_share * len;
+		else
+			q->guard = 0;
 	} else {
 		cl->deficit -= len;
 		q->guard -= (s64)(100 - cfg->train_share) * len;
+		if (q->guard < 0 || !q->train_qlen)
+			q->guard = 0;
 	}
-	if (q->guard < 0 || !q->train_qlen)
-		q->guard = 0;
 
 	/* CoDel left the packet's sojourn in ldelay, from the time it read
 	 * in codel_dequeue(): no second clock read per packet.
@@ -1780,9 +1889,11 @@ static noinline struct sk_buff *aiclass_dequeue_backlog(struct Qdisc *sch)
 					   now - q->shaper_slack_ns : 0) +
 			    (((u64)len * q->rate_ns) >> q->rate_shft);
 
-	bstats_update(&cl->bstats, skb);
-	qdisc_bstats_update(sch, skb);
-	if (lat && unlikely(q->slo_mask & BIT(band)))
+	/* bstats_update() and qdisc_bstats_update(), skb_shinfo() read once */
+	segs = skb_is_gso(skb) ? skb_shinfo(skb)->gso_segs : 1;
+	_bstats_update(&cl->bstats, len, segs);
+	_bstats_update(&sch->bstats, len, segs);
+	if (unlikely(q->slo_mask) && lat && (q->slo_mask & BIT(band)))
 		aiclass_slo_account(q, f, band, len, f->cvars.ldelay,
 				    aiclass_skb_time(skb) + f->cvars.ldelay);
 	return skb;
@@ -2251,9 +2362,11 @@ static void aiclass_commit_derived(struct Qdisc *sch, bool slow)
 	q->session_gap = min_t(u64, (u64)q->idle * AICLASS_SESSION_GAP,
 			       q->forget);
 	q->session_unit = max_t(u32, cfg->elephant / AICLASS_SESSION_UNITS, 1);
-	q->parse_ip = !!cfg->roce_port ||
-		      memchr_inv(cfg->dscpmap, AICLASS_DSCPMAP_AUTO,
-				 AICLASS_DSCPMAP_LEN);
+	q->priomap_set = memchr_inv(cfg->priomap, AICLASS_PRIOMAP_AUTO,
+				    AICLASS_PRIOMAP_LEN);
+	q->dscpmap_set = memchr_inv(cfg->dscpmap, AICLASS_DSCPMAP_AUTO,
+				    AICLASS_DSCPMAP_LEN);
+	q->parse_ip = cfg->roce_port || q->dscpmap_set;
 	q->split_gso = cfg->split_gso && slow;
 
 	for (i = 0; i < ARRAY_SIZE(q->cparams); i++) {
