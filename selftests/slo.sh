@@ -213,9 +213,7 @@ test_slo_parents() {
 # A flow table of 16 slots for 4 bulk flows and 32 response flows: the
 # placed responses whose set is full queue in 1:1's spill queue, and the
 # SLO must hold for them as for the flows with a slot of their own.
-# The spill queue is one flow of 1:1's round robin that carries the
-# traffic of many, so its packets also wait for the turns of flows that
-# arrive after them, which the predictive rule does not see: measured
+# The spill queue holds less tightly (docs/design.md says why): measured
 # 96.2-99.2 % within the SLO over eight runs (6.1 and 6.12, deterministic,
 # after the ramp), hence 95 % here.  Without the spill queue in the SLO,
 # 37 % were.
