@@ -17,7 +17,9 @@ test_runs() {
 	rm -rf "$bench_out"
 	AICLASS_BENCH_QUICK=1 AICLASS_BENCH_OUT=$bench_out "$TOP/tools/bench/bench.sh" \
 		>"$bench_out.log" 2>&1 || { tail -n 30 "$bench_out.log"; fail "bench.sh exited $?"; }
-	tail -n 5 "$bench_out.log"
+	# each phase, with the seconds since the start: what the run's time
+	# goes to
+	grep '^bench: \[' "$bench_out.log"
 }
 
 test_table() {

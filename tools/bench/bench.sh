@@ -129,10 +129,11 @@ mkdir -p "$raw" "$OUT"
 
 need_cmds iperf3 sockperf python3 ethtool ss
 need_aiclass
-log() {
-	echo "bench: $*" >&2
-}
 started=$(date +%s)
+# log MESSAGE: to stderr, after the seconds since the run started.
+log() {
+	echo "bench: [$(($(date +%s) - started))s] $*" >&2
+}
 kmaj=$(uname -r | awk -F. '{ print $1 * 1000 + $2 }')
 fq_bands=$([ "$kmaj" -ge 6007 ] && echo 1 || true)
 
