@@ -781,4 +781,4 @@ EOC
 rm -rf "$OUT/raw"
 cp -r "$raw" "$OUT/raw"
 python3 "$bench/report.py" "$raw" "$OUT"
-log "done in $(($(date +%s) - started))s; results in $OUT"
+log "done; results in $OUT"
