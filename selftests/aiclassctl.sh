@@ -515,13 +515,6 @@ test_valgrind() {
 
 # ------------------------------------------------- one grammar, one table
 
-# opts_json DEV: the options of DEV's aiclass as aiclassctl reads them.
-opts_json() {
-	ctl -j show dev "$1" --interval 0 | python3 -c '
-import json, sys
-print(json.dumps(json.load(sys.stdin)["instances"][0]["options"], sort_keys=True))'
-}
-
 # tc_opts TC DEV: the options text of "TC qdisc show", as add reads it.
 tc_opts() {
 	"$1" qdisc show dev "$2" | sed -n 's/^qdisc aiclass [0-9a-f]*: root refcnt [0-9]* //p'
@@ -582,13 +575,11 @@ roundtrip() {
 	done
 	"$tc" -j qdisc show dev "$DEV" >"$TMP/rt-tc.json"
 	python3 - "$TMP"/rt-{"$DEV","$RT2","$RT3",tc}.json <<'EOF' ||
-import json, sys
-def ctl(p):
-    return json.load(open(p))["instances"][0]["options"]
-def tc(p):
-    return [q for q in json.load(open(p)) if q["kind"] == "aiclass"][0]["options"]
-a, b, c = (json.dumps(ctl(p), sort_keys=True) for p in sys.argv[1:4])
-t = json.dumps(tc(sys.argv[4]), sort_keys=True)
+import json, os, sys
+sys.path.insert(0, os.environ["TOP"] + "/selftests")
+from tcjson import ctl_options, tc_options
+a, b, c = (json.dumps(ctl_options(p), sort_keys=True) for p in sys.argv[1:4])
+t = json.dumps(tc_options(sys.argv[4]), sort_keys=True)
 bad = 0
 for what, x, y in (("tc -> aiclassctl", a, b), ("aiclassctl -> tc", b, c),
                    ("tc -j against aiclassctl -j", t, a)):
@@ -645,11 +636,13 @@ test_roundtrip() {
 test_table_matches_module() {
 	ctl -j options >"$TMP/table.json"
 	fresh_qdisc "$RT3"
-	opts_json "$RT3" >"$TMP/defaults.json"
+	ctl -j show dev "$RT3" --interval 0 >"$TMP/defaults.json"
 	python3 - "$TMP/table.json" "$TMP/defaults.json" "$RT3" <<'PY'
-import json, socket, struct, sys
+import json, os, socket, struct, sys
+sys.path.insert(0, os.environ["TOP"] + "/selftests")
+from tcjson import ctl_options
 table = json.load(open(sys.argv[1]))
-defaults = json.load(open(sys.argv[2]))
+defaults = ctl_options(sys.argv[2])
 ifindex = socket.if_nametoindex(sys.argv[3])
 sk = socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, socket.NETLINK_ROUTE)
 sk.bind((0, 0))
